@@ -1,0 +1,13 @@
+import { importCommand } from "../lib/cli/commands/import.ts";
+import { purgeCommand } from "../lib/cli/commands/purge.ts";
+import { removeCommand } from "../lib/cli/commands/remove.ts";
+import { runCli } from "../lib/cli/run-cli.ts";
+
+const exitCode = await runCli([importCommand, removeCommand, purgeCommand], process.argv.slice(2), {
+	env: process.env,
+	out: (text) => console.log(text),
+	err: (text) => console.error(text),
+	readStdin: async () => new Uint8Array(await Bun.stdin.arrayBuffer()),
+	clock: Date.now,
+});
+process.exit(exitCode);

@@ -1,0 +1,47 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
+
+/** What a command may touch of its process, injectable for tests. */
+export interface CommandIO {
+	env: Record<string, string | undefined>;
+	out: (text: string) => void;
+	err: (text: string) => void;
+	readStdin: () => Promise<Uint8Array>;
+	/** Milliseconds since the epoch. */
+	clock: () => number;
+}
+
+/** Exit codes shared by every command; a command may document more of its own. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** Bad arguments: the message is printed with the command's usage and exit code 2. */
+export class UsageError extends Error {}
+
+export interface Command {
+	name: string;
+	summary: string;
+	/** Full help text, printed for `--help` and after a usage error. */
+	help: string;
+	run(argv: string[], io: CommandIO): Promise<number>;
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** node:util parseArgs, with its errors turned into UsageErrors. */
+export function parseCommandArgs<O extends Options>(argv: string[], options: O, positionals: number) {
+	let parsed: ReturnType<
+		typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>
+	>;
+	try {
+		parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+	} catch (error) {
+		throw new UsageError(error instanceof Error ? error.message : String(error));
+	}
+	if (parsed.positionals.length !== positionals) {
+		throw new UsageError(
+			positionals === 0
+				? `unexpected argument: ${parsed.positionals[0]}`
+				: `expected ${positionals} argument${positionals > 1 ? "s" : ""}, got ${parsed.positionals.length}`,
+		);
+	}
+	return parsed;
+}

@@ -1,0 +1,30 @@
+import { isSlugShape } from "../../fax/slug.ts";
+import { deleteFaxFiles } from "../../storage/fax-files.ts";
+import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
+import { withStore } from "../open-store.ts";
+
+export const removeCommand: Command = {
+	name: "remove",
+	summary: "remove a fax on request: it answers 410 from then on",
+	help: `Usage: fax remove SLUG
+
+Removes the fax on request: its row goes, its slug answers 410 from then on and
+is never reused, and its PDF and thumbnail are deleted.
+
+Exit codes: 0 removed, 1 no live fax has this slug, 2 bad arguments.`,
+	async run(argv, io) {
+		const { positionals } = parseCommandArgs(argv, {}, 1);
+		const slug = positionals[0] ?? "";
+		if (!isSlugShape(slug))
+			throw new UsageError(`not a fax slug: ${slug} (expected fax_ and letters or digits)`);
+		return withStore(io.env, async (store, storageDir) => {
+			if (!store.remove(slug, Math.floor(io.clock() / 1000))) {
+				io.err(`remove: no fax ${slug} (unknown, or already removed)`);
+				return EXIT.failed;
+			}
+			await deleteFaxFiles(storageDir, slug);
+			io.out(`removed ${slug}`);
+			return EXIT.ok;
+		});
+	},
+};

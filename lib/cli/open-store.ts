@@ -1,0 +1,17 @@
+import { loadConfig } from "../config.ts";
+import { FaxStore } from "../db/fax-store.ts";
+import { openDatabase } from "../db/open-database.ts";
+
+/** Runs `work` with the configured store and storage directory, closing the database after. */
+export async function withStore<T>(
+	env: Record<string, string | undefined>,
+	work: (store: FaxStore, storageDir: string) => Promise<T> | T,
+): Promise<T> {
+	const config = loadConfig(env);
+	const db = openDatabase(config.databasePath);
+	try {
+		return await work(new FaxStore(db), config.storageDir);
+	} finally {
+		db.close();
+	}
+}

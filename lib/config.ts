@@ -1,0 +1,100 @@
+/**
+ * Configuration comes only from the environment and is validated once at start;
+ * a bad value is a ConfigError naming the variable, never a stack trace.
+ */
+
+export class ConfigError extends Error {}
+
+export interface Config {
+	port: number;
+	host: string;
+	databasePath: string;
+	storageDir: string;
+	cdnBaseUrl: string;
+	siteBaseUrl: string;
+	redisUrl: string | null;
+	redisTimeoutMs: number;
+	rateLimitPerMinute: number;
+	rateLimitWindowSeconds: number;
+	rateLimitPrefix: string;
+	trustProxy: string[];
+	seedDemo: boolean;
+	purgeIntervalSeconds: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function value(env: Env, name: string): string | undefined {
+	const raw = env[name]?.trim();
+	return raw === "" ? undefined : raw;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+	const raw = value(env, name);
+	if (raw === undefined) return fallback;
+	if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+		throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+	}
+	return Number(raw);
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+	const raw = value(env, name);
+	if (raw === undefined) return fallback;
+	if (raw === "1" || raw === "true") return true;
+	if (raw === "0" || raw === "false") return false;
+	throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
+}
+
+function baseUrl(env: Env, name: string, fallback: string): string {
+	const raw = value(env, name) ?? fallback;
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+	}
+	if (url.protocol !== "http:" && url.protocol !== "https:") {
+		throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+	}
+	return raw.replace(/\/+$/, "");
+}
+
+function redisUrl(env: Env): string | null {
+	const raw = value(env, "REDIS_URL");
+	if (raw === undefined) return null;
+	if (!/^rediss?:\/\//.test(raw) || !URL.canParse(raw)) {
+		throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+	}
+	return raw;
+}
+
+function list(env: Env, name: string): string[] {
+	const raw = value(env, name);
+	if (raw === undefined) return [];
+	return raw
+		.split(",")
+		.map((entry) => entry.trim())
+		.filter((entry) => entry !== "");
+}
+
+export function loadConfig(env: Env): Config {
+	const port = integer(env, "PORT", 3000, 0, 65535);
+	const localBase = `http://localhost:${port}`;
+	return {
+		port,
+		host: value(env, "HOST") ?? "0.0.0.0",
+		databasePath: value(env, "DATABASE_PATH") ?? "data/faxes.sqlite",
+		storageDir: value(env, "STORAGE_DIR") ?? "data/storage",
+		cdnBaseUrl: baseUrl(env, "CDN_BASE_URL", `${localBase}/cdn`),
+		siteBaseUrl: baseUrl(env, "SITE_BASE_URL", localBase),
+		redisUrl: redisUrl(env),
+		redisTimeoutMs: integer(env, "REDIS_TIMEOUT_MS", 100, 1, 60_000),
+		rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000_000),
+		rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 3600),
+		rateLimitPrefix: value(env, "RATE_LIMIT_PREFIX") ?? "testfax:rl:",
+		trustProxy: list(env, "TRUST_PROXY"),
+		seedDemo: flag(env, "SEED_DEMO", true),
+		purgeIntervalSeconds: integer(env, "PURGE_INTERVAL", 3600, 0, 31_536_000),
+	};
+}

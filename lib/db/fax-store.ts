@@ -1,0 +1,131 @@
+import type { Database, Statement } from "bun:sqlite";
+import { storedSenderKey } from "../fax/sender.ts";
+
+/** A stored fax as the store hands it out; `sender` is raw and must be masked for output. */
+export interface FaxRow {
+	slug: string;
+	source: "phone" | "email";
+	sender: string | null;
+	received_at: number;
+	page_count: number | null;
+	file_size: number | null;
+}
+
+export type NewFax = FaxRow;
+
+export type SenderFilter = { kind: "any" } | { kind: "unknown" } | { kind: "key"; key: string };
+
+export interface ListQuery {
+	/** Only faxes with received_at strictly greater (Unix seconds). */
+	after: number;
+	sender: SenderFilter;
+	limit: number;
+}
+
+export type Lookup = { state: "found"; fax: FaxRow } | { state: "removed" } | { state: "missing" };
+
+const COLUMNS = "slug, source, sender, received_at, page_count, file_size";
+const NEWEST_FIRST = "ORDER BY received_at DESC, id DESC LIMIT $limit";
+
+/** The list statements, one per filter shape; each is served by an index (see the plan test). */
+export const LIST_SQL = {
+	any: `SELECT ${COLUMNS} FROM faxes WHERE received_at > $after ${NEWEST_FIRST}`,
+	unknown: `SELECT ${COLUMNS} FROM faxes WHERE sender_key IS NULL AND received_at > $after ${NEWEST_FIRST}`,
+	key: `SELECT ${COLUMNS} FROM faxes WHERE sender_key = $key AND received_at > $after ${NEWEST_FIRST}`,
+} as const;
+
+/** All reads and writes of faxes go through here, as prepared statements. */
+export class FaxStore {
+	readonly #db: Database;
+	readonly #list: { [K in keyof typeof LIST_SQL]: Statement<FaxRow> };
+	readonly #bySlug: Statement<FaxRow & { id: number }>;
+	readonly #isRemoved: Statement<{ removed_at: number }>;
+	readonly #insert: Statement;
+	readonly #delete: Statement;
+	readonly #tombstone: Statement;
+	readonly #expired: Statement<{ slug: string }>;
+
+	constructor(db: Database) {
+		this.#db = db;
+		this.#list = {
+			any: db.prepare(LIST_SQL.any),
+			unknown: db.prepare(LIST_SQL.unknown),
+			key: db.prepare(LIST_SQL.key),
+		};
+		this.#bySlug = db.prepare(`SELECT id, ${COLUMNS} FROM faxes WHERE slug = $slug`);
+		this.#isRemoved = db.prepare("SELECT removed_at FROM removed_faxes WHERE slug = $slug");
+		this.#insert = db.prepare(
+			`INSERT INTO faxes (slug, source, sender, sender_key, received_at, page_count, file_size)
+			 VALUES ($slug, $source, $sender, $sender_key, $received_at, $page_count, $file_size)`,
+		);
+		this.#delete = db.prepare("DELETE FROM faxes WHERE slug = $slug");
+		this.#tombstone = db.prepare(
+			"INSERT OR IGNORE INTO removed_faxes (slug, removed_at) VALUES ($slug, $removed_at)",
+		);
+		this.#expired = db.prepare("SELECT slug FROM faxes WHERE received_at < $cutoff");
+	}
+
+	list(query: ListQuery): FaxRow[] {
+		const { after, sender, limit } = query;
+		if (sender.kind === "key") return this.#list.key.all({ after, limit, key: sender.key });
+		return this.#list[sender.kind].all({ after, limit });
+	}
+
+	/** A fax by slug; `notBefore` is the retention cutoff, older faxes count as removed. */
+	lookup(slug: string, notBefore: number): Lookup {
+		const fax = this.#bySlug.get({ slug });
+		if (fax) {
+			if (fax.received_at < notBefore) return { state: "removed" };
+			const { id: _id, ...row } = fax;
+			return { state: "found", fax: row };
+		}
+		return this.#isRemoved.get({ slug }) ? { state: "removed" } : { state: "missing" };
+	}
+
+	/** True when the slug was ever used, live or removed: slugs are never reused. */
+	slugTaken(slug: string): boolean {
+		return this.#bySlug.get({ slug }) !== null || this.#isRemoved.get({ slug }) !== null;
+	}
+
+	insert(fax: NewFax): void {
+		this.#insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
+	}
+
+	/** Records a slug as removed without a live row (an imported removed fax). */
+	tombstone(slug: string, removedAt: number): void {
+		this.#tombstone.run({ slug, removed_at: removedAt });
+	}
+
+	/** Runs `work` in one write transaction: all of it lands or none. */
+	transaction<T>(work: () => T): T {
+		return this.#db.transaction(work)();
+	}
+
+	/** Removal on request; false when no live fax has this slug. */
+	remove(slug: string, removedAt: number): boolean {
+		return this.transaction(() => {
+			if (this.#delete.run({ slug }).changes === 0) return false;
+			this.#tombstone.run({ slug, removed_at: removedAt });
+			return true;
+		});
+	}
+
+	/** Deletes the rows of faxes older than `cutoff`, leaving tombstones; returns their slugs. */
+	purgeBefore(cutoff: number, removedAt: number): string[] {
+		return this.transaction(() => {
+			const slugs = this.#expired.all({ cutoff }).map((row) => row.slug);
+			for (const slug of slugs) {
+				this.#delete.run({ slug });
+				this.#tombstone.run({ slug, removed_at: removedAt });
+			}
+			return slugs;
+		});
+	}
+
+	isEmpty(): boolean {
+		return (
+			this.#db.query("SELECT 1 FROM faxes LIMIT 1").get() === null &&
+			this.#db.query("SELECT 1 FROM removed_faxes LIMIT 1").get() === null
+		);
+	}
+}

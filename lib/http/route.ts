@@ -1,0 +1,49 @@
+import type { StaticDecode, TObject } from "@sinclair/typebox";
+import type { FaxRow, FaxStore } from "../db/fax-store.ts";
+import type { Fax } from "../fax/fax-schema.ts";
+import { createQueryValidator } from "./query.ts";
+
+/** What a handler may use: the store and the presenter. */
+export interface RouteServices {
+	store: FaxStore;
+	present: (row: FaxRow) => Fax;
+}
+
+export interface RouteRequest<Q> {
+	query: Q;
+	params: Record<string, string>;
+	/** Request time, Unix seconds. */
+	now: number;
+}
+
+export interface RouteAnswer {
+	status: number;
+	body: unknown;
+}
+
+/** One endpoint as the app mounts it: raw request parts in, status and body out. */
+export interface Route {
+	serve(search: string, params: Record<string, string>, now: number, services: RouteServices): RouteAnswer;
+}
+
+/**
+ * A file in routes/ defines its query schema beside its GET handler; the handler
+ * only ever sees a query that passed the schema, anything else is answered 422
+ * with the schema's messages (spec part 2, "Validation error object").
+ */
+export function defineRoute<Q extends TObject>(definition: {
+	query: Q;
+	handle: (request: RouteRequest<StaticDecode<Q>>, services: RouteServices) => RouteAnswer;
+}): Route {
+	const validate = createQueryValidator(definition.query);
+	return {
+		serve(search, params, now, services) {
+			const query = validate(search);
+			if (!query.ok) {
+				const first = Object.values(query.errors)[0]?.[0] ?? "";
+				return { status: 422, body: { message: first, errors: query.errors } };
+			}
+			return definition.handle({ query: query.value, params, now }, services);
+		},
+	};
+}

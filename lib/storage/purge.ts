@@ -1,0 +1,18 @@
+import type { FaxStore } from "../db/fax-store.ts";
+import { retentionCutoff } from "../fax/retention.ts";
+import { deleteFaxFiles } from "./fax-files.ts";
+
+/**
+ * Deletes faxes past retention: rows first (in one short transaction, leaving
+ * tombstones so their slugs answer 410), then their files. Running it twice, or
+ * beside the API, is harmless: the API already answers 410 for expired faxes.
+ */
+export async function purgeExpired(
+	store: FaxStore,
+	storageDir: string,
+	nowSeconds: number,
+): Promise<string[]> {
+	const slugs = store.purgeBefore(retentionCutoff(nowSeconds), nowSeconds);
+	for (const slug of slugs) await deleteFaxFiles(storageDir, slug);
+	return slugs;
+}

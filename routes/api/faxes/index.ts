@@ -1,0 +1,53 @@
+import { Type } from "@sinclair/typebox";
+import type { SenderFilter } from "../../../lib/db/fax-store.ts";
+import { retentionCutoff } from "../../../lib/fax/retention.ts";
+import { isUnknownSenderQuery, senderMatchKey } from "../../../lib/fax/sender.ts";
+import { OFFSET_DATE_TIME_FORMAT, parseOffsetDateTime } from "../../../lib/fax/time.ts";
+import { defineRoute } from "../../../lib/http/route.ts";
+
+const DEFAULT_WINDOW_SECONDS = 24 * 3600;
+const DEFAULT_LIMIT = 20;
+
+export const query = Type.Object({
+	limit: Type.Optional(
+		Type.Transform(
+			Type.String({
+				pattern: "^0*(?:[1-9][0-9]?|100)$",
+				errorMessage: "The limit field must be an integer between 1 and 100.",
+			}),
+		)
+			.Decode(Number)
+			.Encode(String),
+	),
+	since: Type.Optional(
+		Type.Transform(
+			Type.String({
+				format: OFFSET_DATE_TIME_FORMAT,
+				errorMessage:
+					"The since field must be a date-time with a time zone offset, like 2026-11-21T10:00:00Z.",
+			}),
+		)
+			.Decode((value) => parseOffsetDateTime(value) ?? Number.NaN)
+			.Encode(String),
+	),
+	from: Type.Optional(
+		Type.String({ maxLength: 255, errorMessage: "The from field must not be longer than 255 characters." }),
+	),
+});
+
+function senderFilter(from: string | undefined): SenderFilter {
+	if (from === undefined) return { kind: "any" };
+	if (isUnknownSenderQuery(from)) return { kind: "unknown" };
+	return { kind: "key", key: senderMatchKey(from) };
+}
+
+/** GET /api/faxes: newest first, never older than the retention period. */
+export const route = defineRoute({
+	query,
+	handle({ query, now }, { store, present }) {
+		const since = query.since ?? now - DEFAULT_WINDOW_SECONDS;
+		const after = Math.max(since, retentionCutoff(now) - 1);
+		const rows = store.list({ after, sender: senderFilter(query.from), limit: query.limit ?? DEFAULT_LIMIT });
+		return { status: 200, body: rows.map(present) };
+	},
+});

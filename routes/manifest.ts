@@ -1,0 +1,14 @@
+import type { Route } from "../lib/http/route.ts";
+import { route as faxBySlug } from "./api/faxes/[slug].ts";
+import { route as faxList } from "./api/faxes/index.ts";
+
+/**
+ * Every file under routes/ and the route it exports, keyed by its path relative to
+ * routes/; the URL path is derived from that key (lib/http/route-path.ts). A static
+ * list keeps `bun build` able to see every handler; a test checks it against the
+ * files on disk, so adding an endpoint is adding a file and its line here.
+ */
+export const ROUTE_FILES: Record<string, Route> = {
+	"api/faxes/index.ts": faxList,
+	"api/faxes/[slug].ts": faxBySlug,
+};
