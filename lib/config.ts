@@ -3,6 +3,8 @@
  * a bad value is a ConfigError naming the variable, never a stack trace.
  */
 
+import { parseTrustProxy } from "./rate-limit/client-address.ts";
+
 export class ConfigError extends Error {}
 
 export interface Config {
@@ -69,13 +71,12 @@ function redisUrl(env: Env): string | null {
 	return raw;
 }
 
-function list(env: Env, name: string): string[] {
-	const raw = value(env, name);
-	if (raw === undefined) return [];
-	return raw
-		.split(",")
-		.map((entry) => entry.trim())
-		.filter((entry) => entry !== "");
+function trustProxy(env: Env): string[] {
+	try {
+		return parseTrustProxy(value(env, "TRUST_PROXY"));
+	} catch (error) {
+		throw new ConfigError(error instanceof Error ? error.message : String(error));
+	}
 }
 
 export function loadConfig(env: Env): Config {
@@ -93,7 +94,7 @@ export function loadConfig(env: Env): Config {
 		rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000_000),
 		rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 3600),
 		rateLimitPrefix: value(env, "RATE_LIMIT_PREFIX") ?? "testfax:rl:",
-		trustProxy: list(env, "TRUST_PROXY"),
+		trustProxy: trustProxy(env),
 		seedDemo: flag(env, "SEED_DEMO", true),
 		purgeIntervalSeconds: integer(env, "PURGE_INTERVAL", 3600, 0, 31_536_000),
 	};

@@ -22,6 +22,12 @@ export type FaxRecord = Static<typeof FaxRecordSchema>;
 
 const check = TypeCompiler.Compile(FaxRecordSchema);
 
+// Clearer than TypeBox's own wording for the fields operators get wrong most.
+const FIELD_RULES: Record<string, string> = {
+	source: 'must be "phone" or "email"',
+	received_at: "must be an ISO 8601 date-time with an offset, like 2026-11-21T10:00:00Z",
+};
+
 export type RecordCheck = { ok: true; record: FaxRecord } | { ok: false; reason: string };
 
 /** Checks one record: its schema, then the rule that spans two fields. */
@@ -29,10 +35,8 @@ export function checkFaxRecord(value: unknown): RecordCheck {
 	if (!check.Check(value)) {
 		const first = check.Errors(value).First();
 		const field = first?.path.slice(1) || "record";
-		const reason =
-			first?.schema === FaxRecordSchema.properties.received_at
-				? "must be an ISO 8601 date-time with an offset, like 2026-11-21T10:00:00Z"
-				: (first?.message ?? "is invalid").replace(/^Expected/, "expected");
+		const message = first?.message ?? "is invalid";
+		const reason = FIELD_RULES[field] ?? message.charAt(0).toLowerCase() + message.slice(1);
 		return { ok: false, reason: `${field}: ${reason}` };
 	}
 	if ((value.page_count === null) !== (value.file_size === null)) {

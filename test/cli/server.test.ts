@@ -1,0 +1,80 @@
+import { afterAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { makeTempDir } from "../support/server.ts";
+
+const dir = makeTempDir();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const root = join(import.meta.dir, "../..");
+
+function spawnServer(env: Record<string, string>) {
+	return Bun.spawn([process.execPath, "bin/server.ts"], {
+		cwd: root,
+		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+}
+
+/** Starts bin/server.ts as `npm start` does and reads the address it announces. */
+async function startServerProcess(env: Record<string, string>) {
+	const child = spawnServer(env);
+	const reader = child.stderr.getReader();
+	let log = "";
+	while (!log.includes("listening on")) {
+		const { value, done } = await reader.read();
+		if (done) throw new Error(`server exited: ${log}`);
+		log += new TextDecoder().decode(value);
+	}
+	const url = /listening on (\S+)/.exec(log)?.[1] ?? "";
+	return { child, url, log };
+}
+
+test.each([
+	["PORT", "70000", 'PORT must be an integer from 0 to 65535, got "70000"'],
+	["RATE_LIMIT_PER_MINUTE", "0", 'RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, got "0"'],
+	["SEED_DEMO", "yes", 'SEED_DEMO must be 1 or 0, got "yes"'],
+	["CDN_BASE_URL", "cdn.example", 'CDN_BASE_URL must be an absolute http(s) URL, got "cdn.example"'],
+	["REDIS_URL", "localhost:6379", 'REDIS_URL must be a redis:// or rediss:// URL, got "localhost:6379"'],
+	["TRUST_PROXY", "10.0.0.0/33", "TRUST_PROXY"],
+])("a bad %s stops the server with exit 2 and a message naming it", async (name, value, message) => {
+	const child = spawnServer({ DATABASE_PATH: join(dir, "bad.sqlite"), [name]: value });
+	const [code, stderr, stdout] = await Promise.all([
+		child.exited,
+		new Response(child.stderr).text(),
+		new Response(child.stdout).text(),
+	]);
+	expect(code).toBe(2);
+	expect(stdout).toBe("");
+	expect(stderr).toStartWith(`configuration error: ${message}`);
+	expect(stderr.split("\n").length).toBe(2);
+});
+
+test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
+	const env = { DATABASE_PATH: join(dir, "demo.sqlite"), STORAGE_DIR: join(dir, "storage") };
+	const first = await startServerProcess(env);
+	expect(first.log).toContain("loaded 9 demo faxes into the empty database");
+	const list = (await (await fetch(`${first.url}/api/faxes`)).json()) as {
+		slug: string;
+		from: string | null;
+	}[];
+	expect(list.map((fax) => fax.slug)).toEqual([
+		"fax_DemoPhone01",
+		"fax_DemoStation1",
+		"fax_DemoEmail001",
+		"fax_DemoUnknown1",
+		"fax_DemoBroken01",
+		"fax_DemoBerlin01",
+	]);
+	expect((await fetch(`${first.url}/api/faxes/fax_DemoRemoved1`)).status).toBe(410);
+	expect((await fetch(`${first.url}/api/faxes/fax_DemoExpired1`)).status).toBe(410);
+	first.child.kill("SIGTERM");
+	expect(await first.child.exited).toBe(0);
+
+	const second = await startServerProcess(env);
+	expect(second.log).not.toContain("demo faxes");
+	const again = (await (await fetch(`${second.url}/api/faxes?limit=100`)).json()) as unknown[];
+	expect(again.length).toBe(6);
+	second.child.kill("SIGTERM");
+	await second.child.exited;
+});
