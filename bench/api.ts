@@ -1,0 +1,189 @@
+/**
+ * `bun run bench`: the service against a bare Bun.serve baseline answering the
+ * same bytes, on this machine, side by side. Prints requests per second,
+ * latency and memory of each, and the service's ratio to the baseline; then the
+ * time of `fax import` of 1,000,000 records against raw SQLite inserts.
+ * Options (environment): BENCH_SECONDS (5), BENCH_CONNECTIONS (32), BENCH_FAXES (200000).
+ */
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FaxStore } from "../lib/db/fax-store.ts";
+import { openDatabase } from "../lib/db/open-database.ts";
+import { importFaxes } from "../lib/import/import-faxes.ts";
+import { startRedisServer } from "../test/support/redis-server.ts";
+import { type LoadResult, runLoad } from "./load.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const FAXES = Number(process.env.BENCH_FAXES ?? 200_000);
+const IMPORT_RECORDS = 1_000_000;
+const root = join(import.meta.dir, "..");
+const dir = join(tmpdir(), `testfax-bench-${process.pid}`);
+
+const SENDERS = ["+1 555 123 4567", "+49 30 12345678", "ACME 42", "john.doe@example.co.uk", null];
+
+function records(count: number, spreadSeconds: number) {
+	const now = Date.now();
+	return Array.from({ length: count }, (_, i) => ({
+		source: i % 3 === 0 ? "email" : "phone",
+		sender: SENDERS[i % SENDERS.length] === "ACME 42" ? `ACME ${i}` : (SENDERS[i % SENDERS.length] ?? null),
+		received_at: new Date(now - Math.floor((i / count) * spreadSeconds * 1000)).toISOString(),
+		page_count: i % 17 === 0 ? null : 1 + (i % 5),
+		file_size: i % 17 === 0 ? null : 40_000 + i,
+	}));
+}
+
+async function spawnListening(script: string, env: Record<string, string>) {
+	const child = Bun.spawn([process.execPath, script], {
+		cwd: root,
+		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
+		stdout: "ignore",
+		stderr: "pipe",
+	});
+	const reader = child.stderr.getReader();
+	let log = "";
+	while (!log.includes("listening on")) {
+		const { value, done } = await reader.read();
+		if (done) throw new Error(`${script} exited: ${log}`);
+		log += new TextDecoder().decode(value);
+	}
+	reader.releaseLock();
+	return { child, url: /listening on (\S+)/.exec(log)?.[1] ?? "" };
+}
+
+async function rssMiB(pid: number): Promise<number> {
+	const status = await Bun.file(`/proc/${pid}/status`).text();
+	return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+function row(name: string, result: LoadResult, baseline: LoadResult): string {
+	const ratio = result.perSecond / baseline.perSecond;
+	const statuses = Object.entries(result.statuses)
+		.map(([status, count]) => `${status}×${count}`)
+		.join(" ");
+	return `${name.padEnd(34)} ${result.perSecond.toFixed(0).padStart(7)}/s  p50 ${result.p50ms.toFixed(2).padStart(6)} ms  p99 ${result.p99ms.toFixed(2).padStart(6)} ms  ${ratio.toFixed(2)}× baseline  ${statuses}`;
+}
+
+async function benchHttp(): Promise<void> {
+	const databasePath = join(dir, "bench.sqlite");
+	const db = openDatabase(databasePath);
+	const started = performance.now();
+	const imported = importFaxes(new FaxStore(db), records(FAXES, 29 * 86_400), Math.floor(Date.now() / 1000));
+	if (!imported.ok) throw new Error(imported.errors.join("\n"));
+	console.log(
+		`database: ${FAXES} faxes over 29 days (${((performance.now() - started) / 1000).toFixed(1)} s to load)`,
+	);
+	db.close();
+
+	const env = {
+		DATABASE_PATH: databasePath,
+		SEED_DEMO: "0",
+		RATE_LIMIT_PER_MINUTE: "1000000000",
+		PURGE_INTERVAL: "0",
+	};
+	const service = await spawnListening("bin/server.ts", env);
+	const sample = await (
+		await fetch(`${service.url}/api/faxes`, { headers: { "user-agent": "bench" } })
+	).text();
+	const slug = (JSON.parse(sample) as { slug: string }[])[0]?.slug ?? "";
+	await Bun.write(join(dir, "baseline.json"), sample);
+	const baselineServer = await spawnListening("bench/baseline-server.ts", {
+		BASELINE_BODY: join(dir, "baseline.json"),
+	});
+
+	const since = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 19);
+	const scenarios: [string, string[]][] = [
+		["GET /api/faxes (default, 20)", ["/api/faxes"]],
+		["GET /api/faxes?limit=100&since=-7d", [`/api/faxes?limit=100&since=${since}Z`]],
+		["GET /api/faxes?from=<number>", ["/api/faxes?from=%2B15551234567"]],
+		["GET /api/faxes?from=Unknown", ["/api/faxes?from=Unknown"]],
+		["GET /api/faxes/{slug}", [`/api/faxes/${slug}`]],
+		["GET /api/faxes?limit=0 (422)", ["/api/faxes?limit=0"]],
+	];
+	console.log(`load: ${CONNECTIONS} connections, ${SECONDS} s each, load generator on the same machine\n`);
+	const baseline = await runLoad([`${baselineServer.url}/`], SECONDS, CONNECTIONS);
+	console.log(row("baseline (bare Bun.serve, same body)", baseline, baseline));
+	for (const [name, paths] of scenarios) {
+		console.log(
+			row(
+				name,
+				await runLoad(
+					paths.map((path) => service.url + path),
+					SECONDS,
+					CONNECTIONS,
+				),
+				baseline,
+			),
+		);
+	}
+	const serviceRss = await rssMiB(service.child.pid);
+	const baselineRss = await rssMiB(baselineServer.child.pid);
+	console.log(
+		`\nRSS after load: service ${serviceRss.toFixed(0)} MiB, baseline ${baselineRss.toFixed(0)} MiB (${(serviceRss / baselineRss).toFixed(2)}×)`,
+	);
+	service.child.kill();
+
+	const redis = await startRedisServer();
+	const withRedis = await spawnListening("bin/server.ts", { ...env, REDIS_URL: redis.url });
+	console.log(
+		row(
+			"GET /api/faxes (Redis rate limit)",
+			await runLoad([`${withRedis.url}/api/faxes`], SECONDS, CONNECTIONS),
+			baseline,
+		),
+	);
+	withRedis.child.kill();
+	baselineServer.child.kill();
+	await redis.close();
+}
+
+async function benchImport(): Promise<void> {
+	const file = join(dir, "import.json");
+	const data = records(IMPORT_RECORDS, 29 * 86_400);
+	await Bun.write(file, JSON.stringify(data));
+
+	const rawPath = join(dir, "raw.sqlite");
+	const raw = openDatabase(rawPath);
+	const insert = raw.prepare(
+		"INSERT INTO faxes (slug, source, sender, sender_key, received_at, page_count, file_size) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	);
+	let started = performance.now();
+	const parsed = JSON.parse(await Bun.file(file).text()) as ReturnType<typeof records>;
+	raw.transaction(() => {
+		parsed.forEach((r, i) => {
+			insert.run(
+				`fax_raw${i}`,
+				r.source,
+				r.sender,
+				r.sender,
+				Date.parse(r.received_at) / 1000,
+				r.page_count,
+				r.file_size,
+			);
+		});
+	})();
+	const rawSeconds = (performance.now() - started) / 1000;
+	raw.close();
+
+	started = performance.now();
+	const child = Bun.spawn([process.execPath, "bin/fax.ts", "import", file], {
+		cwd: root,
+		env: { PATH: process.env.PATH ?? "", DATABASE_PATH: join(dir, "import.sqlite") },
+		stdout: "pipe",
+		stderr: "inherit",
+	});
+	const code = await child.exited;
+	const importSeconds = (performance.now() - started) / 1000;
+	if (code !== 0) throw new Error(`fax import exited ${code}`);
+	console.log(
+		`\nfax import of ${IMPORT_RECORDS} records: ${importSeconds.toFixed(1)} s; baseline (parse + raw prepared INSERTs, no validation): ${rawSeconds.toFixed(1)} s (${(importSeconds / rawSeconds).toFixed(2)}× baseline)`,
+	);
+}
+
+try {
+	await benchHttp();
+	await benchImport();
+} finally {
+	rmSync(dir, { recursive: true, force: true });
+}
