@@ -5,7 +5,8 @@ import { createFaxPresenter } from "./fax/present-fax.ts";
 import { createApp } from "./http/app.ts";
 import { seedDemoFaxes } from "./import/seed-demo.ts";
 import { createClientKeyResolver } from "./rate-limit/client-address.ts";
-import { MemoryWindowLimiter } from "./rate-limit/memory-window.ts";
+import { createRateLimiter } from "./rate-limit/create-limiter.ts";
+import { schedulePurge } from "./storage/purge-schedule.ts";
 
 export interface ServerOptions {
 	/** Milliseconds since the epoch; tests pin it. */
@@ -29,11 +30,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 		const seeded = await seedDemoFaxes(store, Math.floor(clock() / 1000));
 		if (seeded > 0) log(`loaded ${seeded} demo faxes into the empty database`);
 	}
-	const limiter = new MemoryWindowLimiter({
-		limit: config.rateLimitPerMinute,
-		windowSeconds: config.rateLimitWindowSeconds,
-		now: clock,
-	});
+	const limiter = await createRateLimiter(config, { clock, log });
 	const app = createApp({
 		services: { store, present: createFaxPresenter(config) },
 		limiter,
@@ -41,12 +38,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 		clock,
 		log,
 	}).listen({ port: config.port, hostname: config.host });
+	const stopPurge = schedulePurge(store, config.storageDir, config.purgeIntervalSeconds, { clock, log });
 	const port = app.server?.port ?? config.port;
 	const host = config.host.includes(":") ? `[${config.host}]` : config.host;
 	return {
 		url: `http://${host}:${port}`,
 		port,
 		async stop() {
+			stopPurge();
 			await app.stop(true);
 			await limiter.close();
 			db.close();

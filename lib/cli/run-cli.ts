@@ -1,4 +1,5 @@
 import { ConfigError } from "../config.ts";
+import { DatabaseOpenError } from "../db/open-database.ts";
 import { type Command, type CommandIO, EXIT, UsageError } from "./command.ts";
 
 function overview(commands: Command[]): string {
@@ -40,6 +41,10 @@ export async function runCli(commands: Command[], argv: string[], io: CommandIO)
 		if (error instanceof ConfigError) {
 			io.err(`configuration error: ${error.message}`);
 			return EXIT.usage;
+		}
+		if (error instanceof DatabaseOpenError) {
+			io.err(`fax ${name}: ${error.message}`);
+			return EXIT.failed;
 		}
 		throw error;
 	}

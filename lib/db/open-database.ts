@@ -24,10 +24,22 @@ CREATE TABLE IF NOT EXISTS removed_faxes (
 ) WITHOUT ROWID;
 `;
 
+/** The database file cannot be created or opened: the disk, a path or its permissions. */
+export class DatabaseOpenError extends Error {}
+
+function open(path: string): Database {
+	try {
+		if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+		return new Database(path, { create: true, strict: true });
+	} catch (error) {
+		const reason = error instanceof Error ? error.message : String(error);
+		throw new DatabaseOpenError(`cannot open the database at ${path} (DATABASE_PATH): ${reason}`);
+	}
+}
+
 /** Opens (creating if needed) the fax database in WAL mode with the schema in place. */
 export function openDatabase(path: string): Database {
-	if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-	const db = new Database(path, { create: true, strict: true });
+	const db = open(path);
 	// Readers never wait for the writer in WAL mode; the busy timeout covers the
 	// short moments when two writers (server purge and an operator command) meet.
 	db.exec("PRAGMA busy_timeout = 5000");

@@ -1,0 +1,208 @@
+import { parseOffsetDateTime } from "../../fax/time.ts";
+import {
+	lineReporter,
+	liveLineReporter,
+	type ProgressReporter,
+	type StatusTerminal,
+	silentReporter,
+} from "../../wait/progress-reporter.ts";
+import { formatSeconds } from "../../wait/progress-text.ts";
+import { WAIT_USER_AGENT } from "../../wait/user-agent.ts";
+import { type WaitResult, waitForFax } from "../../wait/wait-for-fax.ts";
+import {
+	DEFAULT_INTERVAL_SECONDS,
+	DEFAULT_TIMEOUT_SECONDS,
+	MAX_TIMEOUT_SECONDS,
+	type WaitOptions,
+} from "../../wait/wait-options.ts";
+import { type Command, type CommandIO, EXIT, parseCommandArgs, UsageError } from "../command.ts";
+
+/** Exit codes of `fax wait`, as its help documents them. */
+const WAIT_EXIT = {
+	found: EXIT.ok,
+	timedOut: EXIT.failed,
+	refused: EXIT.usage,
+	unreachable: 3,
+} as const;
+
+/** Where progress goes: standard error, which shows a live line only when it is a terminal. */
+export interface ProgressStream extends StatusTerminal {
+	isTTY?: boolean;
+}
+
+const HELP = `Usage: fax wait --base-url URL [--since T] [--from SENDER] [--pages N]
+                [--timeout SECONDS] [--interval SECONDS] [--user-agent UA] [--quiet]
+
+Waits until a test fax shows up in the public API and prints it: start the
+command, then send the fax. It polls
+  GET <URL>/api/faxes?since=T&limit=100[&from=SENDER]
+as the API documentation advises (part 4.3), with the same T on every call, and
+prints the oldest matching fax received after T.
+
+Options:
+  --base-url URL      the API's address, e.g. https://api.example.com (required)
+  --since T           only faxes received after T: ISO 8601 with an offset, like
+                      2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00; the API
+                      lists faxes of a later whole second.
+                      Default: the moment the command starts; a fax received in
+                      that same second counts too, so none sent after it is missed.
+  --from SENDER       only faxes of this sender: the full number, station ID or
+                      email address as sent, never the masked form; "Unknown"
+                      selects faxes that came without sender ID
+  --pages N           only faxes of exactly N pages: how to recognise a fax that
+                      came without sender ID
+  --timeout SECONDS   give up after this long (default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS});
+                      the last poll falls on the limit itself
+  --interval SECONDS  time between polls (default ${DEFAULT_INTERVAL_SECONDS})
+  --user-agent UA     the User-Agent header (default ${WAIT_USER_AGENT})
+  --quiet             no progress on standard error; failures are still reported
+
+Standard output: the matching fax as one line of JSON, nothing else.
+Standard error: progress. On a terminal, one status line rewritten in place
+(elapsed time, polls, last HTTP status, requests left, what it waits for);
+otherwise a timestamped line at the start and after each poll.
+
+Errors: on 429 it waits the Retry-After seconds. Network errors and 5xx answers
+are retried after the interval, then twice as long each time up to 60 s (or the
+interval, if longer), all within --timeout. Any other 4xx answer (422: a
+parameter is invalid) stops at once with the server's message.
+
+Exit codes:
+  0  found: the fax is on standard output
+  1  timed out: the service answered, but no matching fax came in time
+  2  bad arguments, or the service refused the request (4xx) with its message
+  3  the service could not be reached, or kept failing until the time limit
+
+Example:
+  bun run fax wait --base-url http://localhost:3000 --from +15551234567`;
+
+const OPTIONS = {
+	"base-url": { type: "string" },
+	since: { type: "string" },
+	from: { type: "string" },
+	pages: { type: "string" },
+	timeout: { type: "string" },
+	interval: { type: "string" },
+	"user-agent": { type: "string" },
+	quiet: { type: "boolean" },
+} as const;
+
+function baseUrlOption(value: string | undefined): string {
+	if (value === undefined) throw new UsageError("--base-url is required");
+	const url = URL.parse(value);
+	if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+		throw new UsageError(`--base-url must be an absolute http(s) URL, got "${value}"`);
+	}
+	if (url.search !== "" || url.hash !== "") {
+		throw new UsageError(`--base-url must not have a query or fragment, got "${value}"`);
+	}
+	return value;
+}
+
+function sinceOption(value: string | undefined): string | undefined {
+	if (value !== undefined && parseOffsetDateTime(value) === null) {
+		throw new UsageError(
+			`--since must be an ISO 8601 date-time with an offset, like 2026-11-21T10:00:00Z, got "${value}"`,
+		);
+	}
+	return value;
+}
+
+function secondsOption(name: string, value: string | undefined): number | undefined {
+	if (value === undefined) return undefined;
+	const seconds = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
+	if (!(seconds > 0 && seconds <= MAX_TIMEOUT_SECONDS)) {
+		throw new UsageError(
+			`--${name} must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got "${value}"`,
+		);
+	}
+	return seconds;
+}
+
+function pagesOption(value: string | undefined): number | undefined {
+	if (value === undefined) return undefined;
+	if (!/^\d+$/.test(value) || !(Number(value) >= 1 && Number.isSafeInteger(Number(value)))) {
+		throw new UsageError(`--pages must be a whole number of at least 1, got "${value}"`);
+	}
+	return Number(value);
+}
+
+function userAgentOption(value: string | undefined): string | undefined {
+	// Visible ASCII only: anything else is either refused by fetch or mangled on the way.
+	if (value !== undefined && !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value)) {
+		throw new UsageError(`--user-agent must be printable ASCII text, got "${value}"`);
+	}
+	return value;
+}
+
+function waitOptions(values: ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"]): WaitOptions {
+	if (values.from === "") throw new UsageError("--from must not be empty");
+	return {
+		baseUrl: baseUrlOption(values["base-url"]),
+		since: sinceOption(values.since),
+		from: values.from,
+		pages: pagesOption(values.pages),
+		timeoutSeconds: secondsOption("timeout", values.timeout),
+		intervalSeconds: secondsOption("interval", values.interval),
+		userAgent: userAgentOption(values["user-agent"]),
+	};
+}
+
+function reporterFor(quiet: boolean, progress: ProgressStream, io: CommandIO): ProgressReporter {
+	if (quiet) return silentReporter;
+	return progress.isTTY === true ? liveLineReporter(progress, io.clock) : lineReporter(io.err, io.clock);
+}
+
+function polls(count: number): string {
+	return `${count} poll${count === 1 ? "" : "s"}`;
+}
+
+/** Prints the end of the wait and picks the exit code. */
+function conclude(result: WaitResult, quiet: boolean, io: CommandIO): number {
+	const after = `after ${formatSeconds(result.elapsedMs)} and ${polls(result.polls)}`;
+	switch (result.kind) {
+		case "found":
+			io.out(JSON.stringify(result.fax));
+			if (!quiet) io.err(`fax wait: found ${result.fax.slug} ${after}`);
+			return WAIT_EXIT.found;
+		case "timed-out":
+			io.err(`fax wait: timed out: no matching fax ${after}`);
+			return WAIT_EXIT.timedOut;
+		case "client-error":
+			io.err(`fax wait: the service refused the request (HTTP ${result.status}): ${result.message}`);
+			io.err(`  GET ${result.url}${result.status === 404 ? "  (is --base-url right?)" : ""}`);
+			return WAIT_EXIT.refused;
+		case "unreachable": {
+			const problem = result.status === null ? "could not be reached" : "kept failing";
+			io.err(`fax wait: gave up ${after}: the service ${problem}: ${result.message}`);
+			return WAIT_EXIT.unreachable;
+		}
+	}
+}
+
+/** `fax wait`, over a given progress stream: tests pass a fake terminal. */
+export function createWaitCommand(progress: ProgressStream): Command {
+	return {
+		name: "wait",
+		summary: "wait until a test fax shows up in the API, then print it",
+		help: HELP,
+		async run(argv, io) {
+			const { values } = parseCommandArgs(argv, OPTIONS, 0);
+			const options = waitOptions(values);
+			const quiet = values.quiet === true;
+			const reporter = reporterFor(quiet, progress, io);
+			let result: WaitResult;
+			try {
+				result = await waitForFax(options, {
+					onProgress: (event) => reporter.report(event),
+					clock: io.clock,
+				});
+			} finally {
+				reporter.finish();
+			}
+			return conclude(result, quiet, io);
+		},
+	};
+}
+
+export const waitCommand = createWaitCommand(process.stderr);

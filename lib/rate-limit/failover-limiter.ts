@@ -1,0 +1,93 @@
+import type { MemoryWindowLimiter } from "./memory-window.ts";
+import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
+
+/** The Redis side as the failover sees it; RedisWindowLimiter fits. */
+export interface RedisBackend extends RateLimiter {
+	/** The ioredis connection status; only "ready" is worth a round trip. */
+	readonly status: string;
+}
+
+export interface FailoverOptions {
+	redis: RedisBackend;
+	memory: MemoryWindowLimiter;
+	/** Receives one line per switch between Redis and memory. */
+	log?: (line: string) => void;
+	/**
+	 * After Redis failed while still connected (slow, or answering errors),
+	 * how long to count in memory before a request tries Redis again.
+	 */
+	retryDelayMs?: number;
+}
+
+const DEFAULT_RETRY_DELAY_MS = 1000;
+
+function logToStderr(line: string): void {
+	process.stderr.write(`${line}\n`);
+}
+
+/**
+ * Counts in Redis while it answers and in process memory while it does not,
+ * so a Redis outage never fails or delays a request beyond one command timeout.
+ *
+ * A disconnected client is detected from its status without a round trip.
+ * While in memory, a single request at a time ("the probe") tries Redis, and
+ * only the probe's success switches back; replies of requests sent before
+ * the switch cannot make the mode flap.
+ */
+export class FailoverLimiter implements RateLimiter {
+	private readonly redis: RedisBackend;
+	private readonly memory: MemoryWindowLimiter;
+	private readonly log: (line: string) => void;
+	private readonly retryDelayMs: number;
+	private inMemory = false;
+	private probing = false;
+	private retryAt = 0;
+
+	constructor(options: FailoverOptions) {
+		this.redis = options.redis;
+		this.memory = options.memory;
+		this.log = options.log ?? logToStderr;
+		this.retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+	}
+
+	/** Which store counts requests now, for tests and diagnostics. */
+	get backend(): "redis" | "memory" {
+		return this.inMemory ? "memory" : "redis";
+	}
+
+	async consume(key: string): Promise<RateLimitDecision> {
+		if (this.redis.status !== "ready") {
+			this.fallBack(`connection ${this.redis.status}`);
+			return this.memory.hit(key);
+		}
+		const isProbe = this.inMemory;
+		if (isProbe) {
+			if (this.probing || Date.now() < this.retryAt) return this.memory.hit(key);
+			this.probing = true;
+		}
+		try {
+			const decision = await this.redis.consume(key);
+			if (isProbe) {
+				this.probing = false;
+				this.inMemory = false;
+				this.log("rate limit: Redis is reachable again; counting in Redis");
+			}
+			return decision;
+		} catch (error) {
+			if (isProbe) this.probing = false;
+			this.retryAt = Date.now() + this.retryDelayMs;
+			this.fallBack(error instanceof Error ? error.message : String(error));
+			return this.memory.hit(key);
+		}
+	}
+
+	async close(): Promise<void> {
+		await Promise.all([this.redis.close(), this.memory.close()]);
+	}
+
+	private fallBack(reason: string): void {
+		if (this.inMemory) return;
+		this.inMemory = true;
+		this.log(`rate limit: Redis unavailable (${reason}); counting in process memory until it is back`);
+	}
+}

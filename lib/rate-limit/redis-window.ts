@@ -1,0 +1,86 @@
+import type { Redis, RedisStatus } from "ioredis";
+import { decide } from "./decision.ts";
+import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
+import { createRedisClient } from "./redis-client.ts";
+
+export interface RedisWindowOptions {
+	url: string;
+	limit: number;
+	windowSeconds: number;
+	/** Prepended to every key so deployments can share one Redis. */
+	prefix?: string;
+	commandTimeoutMs?: number;
+}
+
+export const DEFAULT_RATE_LIMIT_PREFIX = "testfax:rl:";
+
+// A key without a TTL (new, or left by anything that failed to expire it)
+// gets one, so no window can outlive its length.
+const HIT_SCRIPT = `
+local count = redis.call("INCR", KEYS[1])
+local ttl = redis.call("PTTL", KEYS[1])
+if ttl < 0 then
+	redis.call("PEXPIRE", KEYS[1], ARGV[1])
+	ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`;
+
+interface WindowClient extends Redis {
+	rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
+}
+
+/** Fixed window counted in Redis: one atomic script call per request. */
+export class RedisWindowLimiter implements RateLimiter {
+	private readonly client: WindowClient;
+	private readonly limit: number;
+	private readonly windowMs: number;
+	private readonly prefix: string;
+
+	constructor(options: RedisWindowOptions) {
+		this.limit = options.limit;
+		this.windowMs = options.windowSeconds * 1000;
+		this.prefix = options.prefix ?? DEFAULT_RATE_LIMIT_PREFIX;
+		const client = createRedisClient(options.url, {
+			commandTimeoutMs: options.commandTimeoutMs,
+		});
+		// defineCommand sends EVALSHA and falls back to EVAL when the server
+		// lacks the script (first use on a connection, or after a restart).
+		client.defineCommand("rateLimitHit", { lua: HIT_SCRIPT, numberOfKeys: 1 });
+		this.client = client as WindowClient;
+	}
+
+	get status(): RedisStatus {
+		return this.client.status;
+	}
+
+	/** Resolves true once connected, or false after timeoutMs; never rejects. */
+	whenReady(timeoutMs: number): Promise<boolean> {
+		if (this.client.status === "ready") return Promise.resolve(true);
+		return new Promise((resolve) => {
+			const onReady = () => {
+				clearTimeout(timer);
+				resolve(true);
+			};
+			const timer = setTimeout(() => {
+				this.client.off("ready", onReady);
+				resolve(false);
+			}, timeoutMs);
+			this.client.once("ready", onReady);
+		});
+	}
+
+	async consume(key: string): Promise<RateLimitDecision> {
+		const [count, msLeft] = await this.client.rateLimitHit(this.prefix + key, this.windowMs);
+		return decide(this.limit, count, Date.now(), msLeft);
+	}
+
+	async close(): Promise<void> {
+		try {
+			await this.client.quit();
+		} catch {
+			// Not connected (or too slow to answer QUIT): drop the socket and stop reconnecting.
+			this.client.disconnect();
+		}
+	}
+}

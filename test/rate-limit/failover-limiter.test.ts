@@ -1,0 +1,127 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { Redis } from "ioredis";
+import { FailoverLimiter } from "../../lib/rate-limit/failover-limiter.ts";
+import { MemoryWindowLimiter } from "../../lib/rate-limit/memory-window.ts";
+import type { RateLimitDecision } from "../../lib/rate-limit/rate-limiter.ts";
+import { RedisWindowLimiter } from "../../lib/rate-limit/redis-window.ts";
+import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
+
+let server: RedisServer;
+let checker: Redis;
+const limiters: FailoverLimiter[] = [];
+
+beforeAll(async () => {
+	server = await startRedisServer();
+	checker = new Redis(server.url, { maxRetriesPerRequest: 0 });
+	checker.on("error", () => {});
+});
+
+afterEach(async () => {
+	await Promise.all(limiters.splice(0).map((limiter) => limiter.close()));
+});
+
+afterAll(async () => {
+	checker.disconnect();
+	await server.close();
+});
+
+function failover(url: string) {
+	const prefix = `test:rl:${crypto.randomUUID()}:`;
+	const redis = new RedisWindowLimiter({
+		url,
+		limit: 60,
+		windowSeconds: 60,
+		prefix,
+	});
+	const memory = new MemoryWindowLimiter({ limit: 60, windowSeconds: 60 });
+	const logs: string[] = [];
+	const limiter = new FailoverLimiter({
+		redis,
+		memory,
+		log: (line) => logs.push(line),
+	});
+	limiters.push(limiter);
+	return { limiter, redis, logs, prefix };
+}
+
+/** Consumes once and fails the test if the answer took 250 ms or more. */
+async function timedConsume(limiter: FailoverLimiter, key: string): Promise<RateLimitDecision> {
+	const started = performance.now();
+	const decision = await limiter.consume(key);
+	expect(performance.now() - started).toBeLessThan(250);
+	return decision;
+}
+
+async function untilBackend(limiter: FailoverLimiter, backend: "redis" | "memory", key: string) {
+	const deadline = Date.now() + 5000;
+	let decision = await timedConsume(limiter, key);
+	while (limiter.backend !== backend) {
+		if (Date.now() > deadline) throw new Error(`still counting in ${limiter.backend}`);
+		await Bun.sleep(50);
+		decision = await timedConsume(limiter, key);
+	}
+	return decision;
+}
+
+describe("FailoverLimiter", () => {
+	test("counts in memory while Redis is stopped and goes back to Redis after its restart", async () => {
+		const { limiter, redis, logs, prefix } = failover(server.url);
+		expect(await redis.whenReady(2000)).toBe(true);
+
+		for (let i = 0; i < 3; i++) await timedConsume(limiter, "k");
+		expect(limiter.backend).toBe("redis");
+		expect(await checker.get(`${prefix}k`)).toBe("3");
+		expect(logs).toEqual([]);
+
+		await server.stop();
+		const answers: RateLimitDecision[] = [];
+		for (let i = 0; i < 5; i++) answers.push(await timedConsume(limiter, "k"));
+		expect(answers.map((answer) => answer.remaining)).toEqual([59, 58, 57, 56, 55]);
+		expect(answers.every((answer) => answer.allowed)).toBe(true);
+		expect(limiter.backend).toBe("memory");
+		expect(logs).toHaveLength(1);
+		expect(logs[0]).toStartWith("rate limit: Redis unavailable (");
+
+		await server.restart();
+		expect(await redis.whenReady(3000)).toBe(true);
+		const probe = await untilBackend(limiter, "redis", "k");
+		// The restarted Redis is empty: the request that found it again opened a new window there.
+		expect(probe.remaining).toBe(59);
+		expect(await checker.get(`${prefix}k`)).toBe("1");
+		expect((await timedConsume(limiter, "k")).remaining).toBe(58);
+		expect(await checker.get(`${prefix}k`)).toBe("2");
+		expect(logs).toHaveLength(2);
+		expect(logs[1]).toBe("rate limit: Redis is reachable again; counting in Redis");
+	});
+
+	test("a Redis slower than the command timeout is bypassed, then used again", async () => {
+		const { limiter, redis, logs } = failover(server.url);
+		expect(await redis.whenReady(2000)).toBe(true);
+		await timedConsume(limiter, "k");
+
+		await checker.call("CLIENT", "PAUSE", "400", "ALL");
+		expect((await timedConsume(limiter, "k")).remaining).toBe(59);
+		expect(limiter.backend).toBe("memory");
+		expect(logs).toEqual([
+			"rate limit: Redis unavailable (Command timed out); counting in process memory until it is back",
+		]);
+		// Within the retry delay, requests skip Redis instead of each waiting for a timeout.
+		for (let i = 0; i < 20; i++) {
+			const started = performance.now();
+			await limiter.consume("k");
+			expect(performance.now() - started).toBeLessThan(20);
+		}
+
+		await untilBackend(limiter, "redis", "k");
+		expect(logs).toHaveLength(2);
+	});
+
+	test("a Redis that was never reachable costs nothing per request and logs once", async () => {
+		const { limiter, logs } = failover("redis://127.0.0.1:1");
+		for (let i = 0; i < 100; i++) await timedConsume(limiter, "k");
+		expect((await limiter.consume("k")).remaining).toBe(0);
+		expect((await limiter.consume("k")).allowed).toBe(false);
+		expect(limiter.backend).toBe("memory");
+		expect(logs).toHaveLength(1);
+	});
+});

@@ -1,0 +1,227 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { createWaitCommand } from "../../lib/cli/commands/wait.ts";
+import { runCli } from "../../lib/cli/run-cli.ts";
+import { runFax, startTestServer, type TestServer } from "../support/server.ts";
+import { closedPort, faxRecord, importWhileRunning, servedFax } from "./server-fixtures.ts";
+
+const SENDER = "+1 555 123 4567";
+
+let server: TestServer | undefined;
+afterEach(async () => {
+	await server?.stop();
+	server = undefined;
+});
+
+async function start(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
+	server = await startTestServer(options);
+	return server;
+}
+
+/** Runs `fax wait` in this process, with standard error as a terminal or not. */
+async function runWait(argv: string[], terminal: { isTTY: boolean; columns?: number }) {
+	const out: string[] = [];
+	const err: string[] = [];
+	const written: string[] = [];
+	const command = createWaitCommand({ ...terminal, write: (text) => written.push(text) });
+	const code = await runCli([command], ["wait", ...argv], {
+		env: {},
+		out: (text) => out.push(text),
+		err: (text) => err.push(text),
+		readStdin: async () => new Uint8Array(),
+		clock: Date.now,
+	});
+	return { code, out, err, written };
+}
+
+function lastLine(text: string): string {
+	return text.trimEnd().split("\n").at(-1) ?? "";
+}
+
+describe("fax wait", () => {
+	test("prints exactly the fax imported while it waits, and exits 0", async () => {
+		const running = await start();
+		const waiting = runFax(
+			["wait", "--base-url", running.baseUrl, "--from", SENDER, "--interval", "0.2", "--timeout", "20"],
+			{},
+		);
+		await Bun.sleep(800);
+		await importWhileRunning(running, [faxRecord("fax_viaCli", "+15551234567", Date.now())]);
+		const result = await waiting;
+
+		expect(result.stdout).toBe(`${JSON.stringify(await servedFax(running, "fax_viaCli"))}\n`);
+		expect(result.code).toBe(0);
+		const lines = result.stderr.trimEnd().split("\n");
+		expect(lines[0]).toMatch(
+			/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ fax wait: waiting up to 20 s for a fax from "\+1 555 123 4567" received after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+		);
+		expect(lines[1]).toMatch(
+			/ fax wait: poll 1: HTTP 200, no fax yet; \d+ requests left; next poll in 0\.2 s$/,
+		);
+		expect(lines.at(-1)).toMatch(/^fax wait: found fax_viaCli after \d+(\.\d)? s and \d+ polls$/);
+	});
+
+	test("an older fax before --since is ignored; with --quiet only the fax is printed", async () => {
+		const now = Date.now();
+		const running = await start({
+			faxes: [
+				faxRecord("fax_tooOld", null, now - 120_000, 2),
+				faxRecord("fax_recent", null, now - 30_000, 2),
+			],
+		});
+		const since = new Date(now - 60_000).toISOString();
+		const result = await runFax(
+			["wait", "--base-url", running.baseUrl, "--since", since, "--pages", "2", "--quiet", "--timeout", "5"],
+			{},
+		);
+		expect(result).toEqual({
+			code: 0,
+			stdout: `${JSON.stringify(await servedFax(running, "fax_recent"))}\n`,
+			stderr: "",
+		});
+	});
+
+	test("a 422 exits 2 at once with the server's message", async () => {
+		const running = await start();
+		const started = performance.now();
+		const result = await runFax(
+			["wait", "--base-url", running.baseUrl, "--from", "x".repeat(256), "--quiet", "--timeout", "60"],
+			{},
+		);
+		expect(performance.now() - started).toBeLessThan(10_000);
+		expect(result.code).toBe(2);
+		expect(result.stdout).toBe("");
+		const [message, request] = result.stderr.trimEnd().split("\n");
+		expect(message).toBe(
+			"fax wait: the service refused the request (HTTP 422): The from field must not be longer than 255 characters.",
+		);
+		expect(request).toStartWith(`  GET ${running.baseUrl}/api/faxes?since=`);
+	});
+
+	test("an unreachable server exits 3 after the time limit", async () => {
+		const started = performance.now();
+		const result = await runFax(
+			["wait", "--base-url", `http://127.0.0.1:${closedPort()}`, "--interval", "0.2", "--timeout", "1.5"],
+			{},
+		);
+		expect(performance.now() - started).toBeGreaterThanOrEqual(1500);
+		expect(result.code).toBe(3);
+		expect(result.stdout).toBe("");
+		expect(lastLine(result.stderr)).toMatch(
+			/^fax wait: gave up after 1\.\d s and \d+ polls: the service could not be reached: .*ECONNREFUSED/,
+		);
+	});
+
+	test("no matching fax within the time limit exits 1", async () => {
+		const running = await start();
+		const result = await runFax(
+			["wait", "--base-url", running.baseUrl, "--interval", "0.2", "--timeout", "1"],
+			{},
+		);
+		expect(result.code).toBe(1);
+		expect(result.stdout).toBe("");
+		expect(lastLine(result.stderr)).toMatch(
+			/^fax wait: timed out: no matching fax after 1\.\d s and \d+ polls$/,
+		);
+	});
+
+	test("on a terminal, progress is one line rewritten in place and cleared at the end", async () => {
+		const running = await start({ faxes: [faxRecord("fax_onTerminal", null, Date.now() - 1000)] });
+		const since = new Date(Date.now() - 60_000).toISOString();
+		const { code, out, err, written } = await runWait(
+			["--base-url", running.baseUrl, "--since", since, "--pages", "1"],
+			{ isTTY: true, columns: 60 },
+		);
+		expect(code).toBe(0);
+		expect(out).toEqual([JSON.stringify(await servedFax(running, "fax_onTerminal"))]);
+		expect(written).toEqual([
+			"\r\x1b[Kwaiting 0 s / 600 s | 0 polls | no answer yet | a fax with…",
+			"\r\x1b[K",
+		]);
+		expect(err).toEqual([
+			expect.stringMatching(/^fax wait: found fax_onTerminal after \d\.\d s and 1 poll$/),
+		]);
+	});
+
+	test("off a terminal nothing is rewritten in place", async () => {
+		const running = await start({ faxes: [faxRecord("fax_offTerminal", null, Date.now() - 1000)] });
+		const since = new Date(Date.now() - 60_000).toISOString();
+		const { code, err, written } = await runWait(["--base-url", running.baseUrl, "--since", since], {
+			isTTY: false,
+		});
+		expect(code).toBe(0);
+		expect(written).toEqual([]);
+		expect(err.length).toBe(2);
+	});
+
+	test("bad arguments exit 2 with the reason and the help", async () => {
+		const cases: [string[], string][] = [
+			[[], "fax wait: --base-url is required"],
+			[
+				["--base-url", "localhost:3000"],
+				'fax wait: --base-url must be an absolute http(s) URL, got "localhost:3000"',
+			],
+			[
+				["--base-url", "http://x/?a=1"],
+				'fax wait: --base-url must not have a query or fragment, got "http://x/?a=1"',
+			],
+			[
+				["--base-url", "http://x", "--since", "2026-11-21"],
+				'fax wait: --since must be an ISO 8601 date-time with an offset, like 2026-11-21T10:00:00Z, got "2026-11-21"',
+			],
+			[
+				["--base-url", "http://x", "--since", "2026-11-21T10:00:00"],
+				'fax wait: --since must be an ISO 8601 date-time with an offset, like 2026-11-21T10:00:00Z, got "2026-11-21T10:00:00"',
+			],
+			[
+				["--base-url", "http://x", "--pages", "0"],
+				'fax wait: --pages must be a whole number of at least 1, got "0"',
+			],
+			[
+				["--base-url", "http://x", "--timeout", "0"],
+				'fax wait: --timeout must be a number of seconds above 0 and at most 86400, got "0"',
+			],
+			[
+				["--base-url", "http://x", "--interval", "1e3"],
+				'fax wait: --interval must be a number of seconds above 0 and at most 86400, got "1e3"',
+			],
+			[["--base-url", "http://x", "--from", ""], "fax wait: --from must not be empty"],
+			[
+				["--base-url", "http://x", "--user-agent", "caf\u00e9"],
+				'fax wait: --user-agent must be printable ASCII text, got "caf\u00e9"',
+			],
+			[["--base-url", "http://x", "extra"], "fax wait: unexpected argument: extra"],
+		];
+		for (const [argv, message] of cases) {
+			const { code, out, err } = await runWait(argv, { isTTY: false });
+			expect({ argv, code, out, first: err[0]?.split("\n")[0] }).toEqual({
+				argv,
+				code: 2,
+				out: [],
+				first: message,
+			});
+			expect(err[0]).toContain("Exit codes:");
+		}
+	});
+
+	test("--help documents the options and exit codes", async () => {
+		const result = await runFax(["wait", "--help"], {});
+		expect(result.code).toBe(0);
+		for (const text of [
+			"--base-url URL",
+			"--since T",
+			"--from SENDER",
+			"--pages N",
+			"--timeout SECONDS",
+			"--interval SECONDS",
+			"--user-agent UA",
+			"--quiet",
+			"testfax-wait/1.0.0",
+			"  0  found",
+			"  1  timed out",
+			"  2  bad arguments, or the service refused the request (4xx)",
+			"  3  the service could not be reached",
+		]) {
+			expect(result.stdout).toContain(text);
+		}
+	});
+});
