@@ -35,6 +35,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 		services: { store, present: createFaxPresenter(config) },
 		limiter,
 		clientKey: createClientKeyResolver(config.trustProxy),
+		storageDir: config.storageDir,
 		clock,
 		log,
 	}).listen({ port: config.port, hostname: config.host });

@@ -2,6 +2,8 @@ import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import { ROUTE_FILES } from "../../routes/manifest.ts";
 import type { RateLimitDecision, RateLimiter } from "../rate-limit/rate-limiter.ts";
+import { faxFilePaths } from "../storage/fax-files.ts";
+import { FAX_FILES_PATH, serveFaxFile } from "./fax-files-route.ts";
 import { JSON_TYPE, NOT_FOUND_BODY } from "./json.ts";
 import type { RouteServices } from "./route.ts";
 import { routePathOf } from "./route-path.ts";
@@ -11,6 +13,8 @@ export interface AppOptions {
 	limiter: RateLimiter;
 	/** The rate-limit key of a request from its TCP peer and X-Forwarded-For. */
 	clientKey: (peerAddress: string, forwardedFor: string | null) => string;
+	/** Where the PDFs and thumbnails are, served under /cdn/faxes/ for the default CDN_BASE_URL. */
+	storageDir: string;
 	/** Milliseconds since the epoch; injectable so tests can pin the request time. */
 	clock?: () => number;
 	log?: (message: string) => void;
@@ -117,6 +121,23 @@ export function createApp(options: AppOptions) {
 		set.status = status;
 		return body;
 	}
+
+	app.get(FAX_FILES_PATH, async ({ params, set }) => {
+		const now = Math.floor(clock() / 1000);
+		const answer = await serveFaxFile(
+			params.file,
+			now,
+			services,
+			(slug, kind) => faxFilePaths(options.storageDir, slug)[kind],
+		);
+		if (answer.status === 404) {
+			set.status = 404;
+			set.headers["content-type"] = JSON_TYPE;
+			return NOT_FOUND_BODY;
+		}
+		set.headers["content-type"] = answer.type;
+		return answer.file;
+	});
 
 	for (const [file, route] of Object.entries(ROUTE_FILES)) {
 		const path = routePathOf(file);

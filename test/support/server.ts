@@ -63,7 +63,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 		dir,
 		databasePath: config.databasePath,
 		storageDir: config.storageDir,
-		env: { DATABASE_PATH: config.databasePath, STORAGE_DIR: config.storageDir, SEED_DEMO: "0" },
+		env: {
+			DATABASE_PATH: config.databasePath,
+			STORAGE_DIR: config.storageDir,
+			CDN_BASE_URL: config.cdnBaseUrl,
+			SITE_BASE_URL: config.siteBaseUrl,
+			SEED_DEMO: "0",
+		},
 		request(path, init = {}) {
 			const headers = new Headers(init.headers);
 			if (!headers.has("user-agent")) headers.set("user-agent", "testfax-tests/1.0");

@@ -1,0 +1,107 @@
+import { loadConfig } from "../../config.ts";
+import { createFaxPresenter } from "../../fax/present-fax.ts";
+import { parseOffsetDateTime } from "../../fax/time.ts";
+import { type Received, receiveFax } from "../../intake/receive-fax.ts";
+import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
+import { withStore } from "../open-store.ts";
+
+// A full or read-only disk is the operator's to fix: one clear line, not a stack trace.
+async function storeOrExplain(...args: Parameters<typeof receiveFax>): Promise<Received | Error> {
+	try {
+		return await receiveFax(...args);
+	} catch (error) {
+		return error instanceof Error ? error : new Error(String(error));
+	}
+}
+
+/** Exit code of a fax that was recorded, but as not processable. */
+export const EXIT_NOT_PROCESSABLE = 3;
+
+export const ingestCommand: Command = {
+	name: "ingest",
+	summary: "process a received PDF, TIFF or email into a listed fax",
+	help: `Usage: fax ingest FILE|- --source phone|email [--sender S] [--received-at T] [--json]
+
+Processes a received fax and adds it to the API:
+  a PDF, a single- or multi-page TIFF (also CCITT G3/G4 fax compression), or an
+  RFC 822 email (.eml, or - for standard input, so a mail server can pipe into
+  it) whose first PDF/TIFF attachment is the fax.
+Stores STORAGE_DIR/faxes/<slug>.pdf (a TIFF becomes a PDF, one page per frame)
+and STORAGE_DIR/faxes/<slug>-thumb.jpg (page 1, 300 px wide), then inserts the
+fax; it is listed from that moment.
+
+Options:
+  --source phone|email  how the fax arrived (required)
+  --sender S            the raw sender: number, station ID or email address;
+                        for an email, defaults to its From address
+  --received-at T       ISO 8601 with an offset, like 2026-11-21T10:00:00Z;
+                        defaults to the Date of an email (never later than
+                        now), otherwise to now
+  --json                print the fax as the API shows it instead of its slug
+
+A file that cannot be processed (corrupt, empty, encrypted, not a fax format,
+an email without attachment) is still recorded, as a fax that could not be
+processed; the reason goes to standard error.
+
+Exit codes: 0 processed, 3 recorded as not processable, 1 failed (the input
+cannot be read, or the files cannot be written: nothing was recorded),
+2 bad arguments.`,
+	async run(argv, io) {
+		const { values, positionals } = parseCommandArgs(
+			argv,
+			{
+				source: { type: "string" },
+				sender: { type: "string" },
+				"received-at": { type: "string" },
+				json: { type: "boolean" },
+			},
+			1,
+		);
+		const input = positionals[0] ?? "";
+		const source = values.source;
+		if (source !== "phone" && source !== "email") throw new UsageError("--source must be phone or email");
+		let receivedAt: number | undefined;
+		if (values["received-at"] !== undefined) {
+			const parsed = parseOffsetDateTime(values["received-at"]);
+			if (parsed === null) {
+				throw new UsageError("--received-at must be ISO 8601 with an offset, like 2026-11-21T10:00:00Z");
+			}
+			receivedAt = parsed;
+		}
+		const config = loadConfig(io.env);
+
+		let bytes: Uint8Array;
+		try {
+			bytes = input === "-" ? await io.readStdin() : await Bun.file(input).bytes();
+		} catch {
+			io.err(`ingest: ${input}: cannot be read; nothing was recorded`);
+			return EXIT.failed;
+		}
+		const received = await withStore(io.env, (store, storageDir) =>
+			storeOrExplain(
+				{
+					bytes,
+					filename: input === "-" ? null : input,
+					source,
+					sender: values.sender,
+					receivedAt,
+				},
+				store,
+				storageDir,
+				Math.floor(io.clock() / 1000),
+			),
+		);
+		if (received instanceof Error) {
+			io.err(
+				`ingest: the fax cannot be stored (STORAGE_DIR, DATABASE_PATH): ${received.message}; nothing was recorded`,
+			);
+			return EXIT.failed;
+		}
+		io.out(values.json ? JSON.stringify(createFaxPresenter(config)(received.fax)) : received.fax.slug);
+		if (received.reason !== undefined) {
+			io.err(`ingest: ${input === "-" ? "standard input" : input}: not processable: ${received.reason}`);
+			return EXIT_NOT_PROCESSABLE;
+		}
+		return EXIT.ok;
+	},
+};

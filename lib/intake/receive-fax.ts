@@ -1,0 +1,82 @@
+import type { FaxRow, FaxStore } from "../db/fax-store.ts";
+import { newSlug } from "../fax/slug.ts";
+import { detectFormat } from "../ingest/detect-format.ts";
+import { NO_ATTACHMENT_REASON, parseFaxEmail } from "../ingest/parse-email.ts";
+import { type NotProcessable, type ProcessedDocument, processDocument } from "../ingest/process-document.ts";
+import { writeFaxFiles } from "../storage/fax-files.ts";
+
+export interface ReceivedFile {
+	bytes: Uint8Array;
+	/** The input's name, a hint for telling an email from other text; null for standard input. */
+	filename: string | null;
+	source: "phone" | "email";
+	/** Overrides the sender an email names. */
+	sender?: string | null;
+	/** Unix seconds; overrides the time an email names. */
+	receivedAt?: number;
+}
+
+export interface Received {
+	fax: FaxRow;
+	/** Why the fax could not be processed; absent when it was. */
+	reason?: string;
+}
+
+// The longest sender the import accepts too; longer From headers are cut, not refused.
+const MAX_SENDER_LENGTH = 255;
+
+function uniqueSlug(store: FaxStore): string {
+	let slug = newSlug();
+	while (store.slugTaken(slug)) slug = newSlug();
+	return slug;
+}
+
+async function documentOf(file: ReceivedFile): Promise<{
+	result: ProcessedDocument | NotProcessable;
+	sender: string | null;
+	sentAt: number | null;
+}> {
+	if (detectFormat(file.bytes, file.filename ?? undefined) !== "email") {
+		return { result: await processDocument(file.bytes), sender: null, sentAt: null };
+	}
+	const email = await parseFaxEmail(file.bytes);
+	const sentAt = email.receivedAt === null ? null : Math.floor(email.receivedAt.getTime() / 1000);
+	const result = email.attachment
+		? await processDocument(email.attachment.bytes)
+		: ({ ok: false, reason: NO_ATTACHMENT_REASON } as const);
+	return { result, sender: email.sender, sentAt };
+}
+
+/**
+ * Turns a received file into a listed fax. The files are written (under
+ * temporary names, then renamed) before the row is inserted, so the API never
+ * lists a fax whose PDF is not there yet; a file that cannot be processed is
+ * still recorded, with its four file fields null.
+ */
+export async function receiveFax(
+	file: ReceivedFile,
+	store: FaxStore,
+	storageDir: string,
+	now: number,
+): Promise<Received> {
+	const { result, sender, sentAt } = await documentOf(file);
+	// An email's Date comes from the sender's clock; one in the future would
+	// put the fax ahead of every client's `since`, so it is capped at now.
+	const receivedAt = file.receivedAt ?? Math.min(sentAt ?? now, now);
+	const slug = uniqueSlug(store);
+	const base = {
+		slug,
+		source: file.source,
+		sender: (file.sender !== undefined ? file.sender : sender)?.slice(0, MAX_SENDER_LENGTH) ?? null,
+		received_at: receivedAt,
+	};
+	if (!result.ok) {
+		const fax = { ...base, page_count: null, file_size: null };
+		store.insert(fax);
+		return { fax, reason: result.reason };
+	}
+	await writeFaxFiles(storageDir, slug, { pdf: result.pdf, thumbnail: result.thumbnail });
+	const fax = { ...base, page_count: result.pageCount, file_size: result.pdf.byteLength };
+	store.insert(fax);
+	return { fax };
+}
