@@ -29,8 +29,7 @@ export async function createRateLimiter(
 		prefix: config.rateLimitPrefix,
 		commandTimeoutMs: config.redisTimeoutMs,
 	});
-	if (!(await redis.whenReady(FIRST_CONNECT_WAIT_MS))) {
-		options.log("rate limit: Redis is not reachable yet; counting in process memory until it is");
-	}
+	// Not ready in time: the failover limiter says so (once) at the first request.
+	await redis.whenReady(FIRST_CONNECT_WAIT_MS);
 	return new FailoverLimiter({ redis, memory, log: options.log });
 }

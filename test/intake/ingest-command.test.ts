@@ -20,10 +20,12 @@ async function writeInput(name: string, bytes: Uint8Array | string): Promise<str
 	return path;
 }
 
-async function apiView(slug: string): Promise<Record<string, unknown>> {
+type ApiFax = Record<string, unknown> & { slug: string };
+
+async function apiView(slug: string): Promise<ApiFax> {
 	const response = await server.request(`/api/faxes/${slug}`);
 	expect(response.status).toBe(200);
-	return (await response.json()) as Record<string, unknown>;
+	return (await response.json()) as ApiFax;
 }
 
 /** The stored files of a fax, read through the server's own /cdn route. */
@@ -52,7 +54,7 @@ describe("fax ingest", () => {
 		);
 		expect(result.stderr).toBe("");
 		expect(result.code).toBe(0);
-		const printed = JSON.parse(result.stdout) as Record<string, unknown> & { slug: string };
+		const printed = JSON.parse(result.stdout) as ApiFax;
 		const slug = printed.slug;
 		expect(slug).toMatch(/^fax_[A-Za-z0-9]{12}$/);
 
@@ -95,7 +97,7 @@ describe("fax ingest", () => {
 		expect(result.code).toBe(0);
 		const slug = result.stdout.trim();
 		const files = await storedFiles(slug);
-		expect(files.pdf).toEqual(bytes);
+		expect(files.pdf).toEqual(new Uint8Array(bytes));
 		const fax = await apiView(slug);
 		expect([fax.source, fax.from, fax.received_at, fax.page_count, fax.file_size]).toEqual([
 			"email",
@@ -111,7 +113,7 @@ describe("fax ingest", () => {
 		const result = await runFax(["ingest", "-", "--source", "email", "--json"], server.env, email);
 		expect(result.stderr).toBe("");
 		expect(result.code).toBe(0);
-		const fax = JSON.parse(result.stdout) as Record<string, unknown> & { slug: string };
+		const fax = JSON.parse(result.stdout) as ApiFax;
 		expect([fax.source, fax.from, fax.received_at, fax.page_count]).toEqual([
 			"email",
 			"s***@e***.com",
@@ -141,7 +143,7 @@ describe("fax ingest", () => {
 			const result = await runFax(["ingest", path, "--source", "email", "--json"], server.env);
 			expect(result.code).toBe(3);
 			expect(result.stderr).toBe(`ingest: ${path}: not processable: ${reason}\n`);
-			const fax = JSON.parse(result.stdout) as Record<string, unknown> & { slug: string };
+			const fax = JSON.parse(result.stdout) as ApiFax;
 			expect(await apiView(fax.slug)).toEqual(fax);
 			expect([fax.page_count, fax.file_size, fax.pdf_url, fax.thumbnail_url]).toEqual([
 				null,
