@@ -37,9 +37,12 @@ export function createQueryValidator<T extends TObject>(schema: T): (search: str
 			const bracket = rawKey.indexOf("[");
 			const name = bracket === -1 ? rawKey : rawKey.slice(0, bracket);
 			if (!known.has(name)) continue;
-			if (bracket !== -1 || seen.has(name)) multiple.add(name);
+			if (bracket !== -1) multiple.add(name);
+			// An empty value is absent, also beside a value of the same name.
+			if (value === "") continue;
+			if (seen.has(name)) multiple.add(name);
 			seen.add(name);
-			if (value !== "") values[name] = value;
+			values[name] = value;
 		}
 		for (const name of multiple) delete values[name];
 

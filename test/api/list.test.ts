@@ -173,6 +173,7 @@ describe("GET /api/faxes", () => {
 
 	test("empty values are absent and unknown parameters are ignored", async () => {
 		expect(await slugsOf("?limit=&since=&from=&page=2&sort=asc")).toEqual(await slugsOf(""));
+		expect(await slugsOf("?from=&from=ACME%2042&limit=")).toEqual(["fax_station1"]);
 	});
 
 	test("an empty result is []", async () => {
