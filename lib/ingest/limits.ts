@@ -1,0 +1,39 @@
+// Everything an input can make us allocate or spend time on is bounded by one
+// of these; an input beyond them is not processable rather than a risk to the
+// process.
+
+/** Larger inputs are rejected before any parsing. Callers reading a file can check its size first. */
+export const MAX_INPUT_BYTES = 100 * 1024 * 1024;
+
+/** A fax, or a scan sent by email, has far fewer pages; each page costs work. */
+export const MAX_PAGES = 1000;
+
+/**
+ * Pixels of one TIFF frame or one image on the rendered PDF page, checked
+ * before decoding: a decompression bomb declares a huge size in a few bytes.
+ * 100 MP is an A3 page scanned at 800 dpi; a fine-mode fax page is 4 MP.
+ */
+export const MAX_PAGE_PIXELS = 100_000_000;
+
+/** libvips writes a whole fax page as one CCITT strip, and a strip is at most this tall. */
+export const MAX_PAGE_SIDE_PIXELS = 32_768;
+
+/** Pixels of all TIFF frames together: bounds the decoding time of a long fax. */
+export const MAX_TOTAL_PIXELS = 2_000_000_000;
+
+/** The page size range the PDF specification allows (ISO 32000-1, annex C), in points. */
+export const MIN_PAGE_SIDE_POINTS = 3;
+export const MAX_PAGE_SIDE_POINTS = 14_400;
+
+/**
+ * PDFium's WebAssembly heap, which holds a copy of the PDF. What PDFium
+ * inflates while loading the page (a content stream can be a decompression
+ * bomb too) must fit as well, or the PDF is not processable.
+ */
+export const MAX_PDFIUM_HEAP_BYTES = 512 * 1024 * 1024;
+
+/** Width of the JPEG thumbnail of page 1, in pixels. */
+export const THUMBNAIL_WIDTH = 300;
+
+/** A very long page is shown by its top part, so the thumbnail stays small. */
+export const MAX_THUMBNAIL_HEIGHT = 1200;

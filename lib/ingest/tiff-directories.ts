@@ -1,0 +1,101 @@
+// Reads TIFF image file directories (one per page) without decoding pixels,
+// so page sizes can be checked before libvips allocates anything. Values are
+// read on demand: a hostile file may declare huge tag arrays we never need.
+
+export const TIFF_TAG = {
+	imageWidth: 256,
+	imageLength: 257,
+	bitsPerSample: 258,
+	photometric: 262,
+	stripOffsets: 273,
+	samplesPerPixel: 277,
+	stripByteCounts: 279,
+	xResolution: 282,
+	yResolution: 283,
+	resolutionUnit: 296,
+} as const;
+
+type Entry = { type: number; count: number; valueOffset: number };
+
+const TYPE_SIZE: Record<number, number> = { 1: 1, 3: 2, 4: 4, 5: 8 };
+
+export class TiffDirectory {
+	constructor(
+		private readonly view: DataView,
+		private readonly littleEndian: boolean,
+		private readonly entries: Map<number, Entry>,
+	) {}
+
+	/** The tag's values, or undefined when absent, of an unexpected type, or out of the file. */
+	values(tag: number): number[] | undefined {
+		const entry = this.entries.get(tag);
+		const start = entry && this.start(entry);
+		if (entry === undefined || start === undefined) return undefined;
+		return Array.from({ length: entry.count }, (_, i) =>
+			this.read(entry.type, start + i * (TYPE_SIZE[entry.type] ?? 0)),
+		);
+	}
+
+	first(tag: number): number | undefined {
+		const entry = this.entries.get(tag);
+		const start = entry && this.start(entry);
+		if (entry === undefined || start === undefined || entry.count === 0) {
+			return undefined;
+		}
+		return this.read(entry.type, start);
+	}
+
+	private start(entry: Entry): number | undefined {
+		const size = TYPE_SIZE[entry.type];
+		if (size === undefined) return undefined;
+		const length = size * entry.count;
+		const start = length <= 4 ? entry.valueOffset : this.u32(entry.valueOffset);
+		return start + length <= this.view.byteLength ? start : undefined;
+	}
+
+	private read(type: number, at: number): number {
+		if (type === 1) return this.view.getUint8(at);
+		if (type === 3) return this.view.getUint16(at, this.littleEndian);
+		if (type === 4) return this.u32(at);
+		return this.u32(at) / this.u32(at + 4);
+	}
+
+	private u32(at: number): number {
+		return this.view.getUint32(at, this.littleEndian);
+	}
+}
+
+/**
+ * The directories of a classic (not Big) TIFF, in page order, or the reason
+ * the chain cannot be read: "corrupt" also covers a chain that loops.
+ */
+export function readTiffDirectories(
+	bytes: Uint8Array,
+	maxDirectories: number,
+): TiffDirectory[] | "corrupt" | "too-many" {
+	if (bytes.length < 8) return "corrupt";
+	const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+	const littleEndian = bytes[0] === 0x49;
+	const directories: TiffDirectory[] = [];
+	const visited = new Set<number>();
+	let offset = view.getUint32(4, littleEndian);
+	while (offset !== 0) {
+		if (visited.has(offset) || offset + 2 > bytes.length) return "corrupt";
+		if (directories.length === maxDirectories) return "too-many";
+		visited.add(offset);
+		const count = view.getUint16(offset, littleEndian);
+		const end = offset + 2 + count * 12;
+		if (end + 4 > bytes.length) return "corrupt";
+		const entries = new Map<number, Entry>();
+		for (let at = offset + 2; at < end; at += 12) {
+			entries.set(view.getUint16(at, littleEndian), {
+				type: view.getUint16(at + 2, littleEndian),
+				count: view.getUint32(at + 4, littleEndian),
+				valueOffset: at + 8,
+			});
+		}
+		directories.push(new TiffDirectory(view, littleEndian, entries));
+		offset = view.getUint32(end, littleEndian);
+	}
+	return directories;
+}

@@ -1,0 +1,79 @@
+import sharp from "sharp";
+import { MAX_PAGE_PIXELS } from "./limits.ts";
+import { readTiffDirectories, TIFF_TAG } from "./tiff-directories.ts";
+import type { TiffPageGeometry } from "./tiff-page-geometry.ts";
+
+/** One TIFF frame, encoded as a PDF image stream can hold it. */
+export type FrameImage =
+	| {
+			kind: "ccitt-g4";
+			data: Uint8Array;
+			width: number;
+			height: number;
+			blackIs1: boolean;
+	  }
+	| { kind: "jpeg"; data: Uint8Array };
+
+const JPEG_QUALITY = 85;
+const PHOTOMETRIC_MIN_IS_BLACK = 1;
+
+/**
+ * Decodes frame `page` alone (never the whole file) and re-encodes it. Faxes
+ * arrive as G3 or G4 with varying options (fill order, EOLs, strips); libtiff
+ * decodes them all and writes one G4 strip, which a PDF embeds as it is.
+ * Throws when libvips cannot decode the frame.
+ */
+export async function encodeFrame(
+	tiff: Uint8Array,
+	page: number,
+	geometry: TiffPageGeometry,
+): Promise<FrameImage> {
+	// Fails on a bad code word, after which the rest of a G4 page would be
+	// garbage, but not on what libtiff merely warns about (a short line, data
+	// ending early, a sloppy directory), which received faxes do have.
+	const frame = sharp(tiff, {
+		page,
+		limitInputPixels: MAX_PAGE_PIXELS,
+		failOn: "error",
+	});
+	if (!geometry.bilevel) {
+		const data = await frame.flatten({ background: "#ffffff" }).jpeg({ quality: JPEG_QUALITY }).toBuffer();
+		return { kind: "jpeg", data };
+	}
+	const g4 = await frame
+		.toColourspace("b-w")
+		.tiff({
+			compression: "ccittfax4",
+			bitdepth: 1,
+			miniswhite: true,
+			tileHeight: geometry.height,
+		})
+		.toBuffer();
+	return { kind: "ccitt-g4", ...singleStrip(g4) };
+}
+
+function singleStrip(g4: Uint8Array) {
+	const directories = readTiffDirectories(g4, 1);
+	const written = Array.isArray(directories) ? directories[0] : undefined;
+	const offsets = written?.values(TIFF_TAG.stripOffsets) ?? [];
+	const counts = written?.values(TIFF_TAG.stripByteCounts) ?? [];
+	const width = written?.first(TIFF_TAG.imageWidth);
+	const height = written?.first(TIFF_TAG.imageLength);
+	const [offset] = offsets;
+	const [count] = counts;
+	if (
+		offsets.length !== 1 ||
+		offset === undefined ||
+		count === undefined ||
+		width === undefined ||
+		height === undefined
+	) {
+		throw new Error("libvips did not write a single-strip G4 TIFF");
+	}
+	return {
+		data: g4.subarray(offset, offset + count),
+		width,
+		height,
+		blackIs1: written?.first(TIFF_TAG.photometric) === PHOTOMETRIC_MIN_IS_BLACK,
+	};
+}
