@@ -96,9 +96,14 @@ export class FaxStore {
 		this.#tombstone.run({ slug, removed_at: removedAt });
 	}
 
-	/** Runs `work` in one write transaction: all of it lands or none. */
+	/**
+	 * Runs `work` in one write transaction: all of it lands or none. IMMEDIATE
+	 * takes the write lock up front, so a transaction that reads before it
+	 * writes waits for another writer (busy timeout) instead of failing with
+	 * SQLITE_BUSY when its read snapshot turns stale.
+	 */
 	transaction<T>(work: () => T): T {
-		return this.#db.transaction(work)();
+		return this.#db.transaction(work).immediate();
 	}
 
 	/** Removal on request; false when no live fax has this slug. */

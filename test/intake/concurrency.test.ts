@@ -59,6 +59,10 @@ test("ingest, import, remove and purge beside heavy reads: no reader sees an err
 		runFax(["remove", toRemove.stdout.trim()], server.env),
 		runFax(["purge"], server.env),
 		runFax(["ingest", pdf, "--source", "phone"], server.env),
+		// A purge reads before it writes: several beside the other writers catch
+		// a transaction whose read snapshot goes stale (SQLITE_BUSY).
+		runFax(["purge"], server.env),
+		runFax(["purge"], server.env),
 	]);
 	writing = false;
 	await Promise.all(readers);
