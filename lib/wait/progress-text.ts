@@ -3,8 +3,10 @@ import type { WaitProgress } from "./wait-for-fax.ts";
 /** Seconds for people: a decimal only where short test intervals need one. */
 export function formatSeconds(ms: number): string {
 	const seconds = ms / 1000;
-	if (seconds >= 10 || Number.isInteger(seconds)) return `${Math.round(seconds)} s`;
-	return `${seconds.toFixed(1)} s`;
+	if (seconds >= 10) return `${Math.round(seconds)} s`;
+	// Rounded first, so 0.04 s shows as "0 s" rather than "0.0 s".
+	const tenths = Math.round(seconds * 10) / 10;
+	return Number.isInteger(tenths) ? `${tenths} s` : `${tenths.toFixed(1)} s`;
 }
 
 function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
