@@ -4,6 +4,7 @@
  */
 
 import { parseTrustProxy } from "./rate-limit/client-address.ts";
+import { DEFAULT_RATE_LIMIT_PREFIX } from "./rate-limit/redis-window.ts";
 
 export class ConfigError extends Error {}
 
@@ -93,7 +94,7 @@ export function loadConfig(env: Env): Config {
 		redisTimeoutMs: integer(env, "REDIS_TIMEOUT_MS", 100, 1, 60_000),
 		rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000_000),
 		rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 3600),
-		rateLimitPrefix: value(env, "RATE_LIMIT_PREFIX") ?? "testfax:rl:",
+		rateLimitPrefix: value(env, "RATE_LIMIT_PREFIX") ?? DEFAULT_RATE_LIMIT_PREFIX,
 		trustProxy: trustProxy(env),
 		seedDemo: flag(env, "SEED_DEMO", true),
 		purgeIntervalSeconds: integer(env, "PURGE_INTERVAL", 3600, 0, 31_536_000),
