@@ -27,7 +27,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 	const db = openDatabase(config.databasePath);
 	const store = new FaxStore(db);
 	if (config.seedDemo) {
-		const seeded = await seedDemoFaxes(store, Math.floor(clock() / 1000));
+		const seeded = await seedDemoFaxes(store, config.storageDir, Math.floor(clock() / 1000));
 		if (seeded > 0) log(`loaded ${seeded} demo faxes into the empty database`);
 	}
 	const limiter = await createRateLimiter(config, { clock, log });

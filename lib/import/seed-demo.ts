@@ -1,24 +1,47 @@
 import type { FaxStore } from "../db/fax-store.ts";
 import { formatUtcSeconds } from "../fax/time.ts";
+import { processDocument } from "../ingest/process-document.ts";
+import { writeFaxFiles } from "../storage/fax-files.ts";
+import { demoFaxPdf } from "./demo-document.ts";
 import { importFaxes } from "./import-faxes.ts";
 
 const DEMO_FILE = new URL("../../fixtures/demo-faxes.json", import.meta.url);
 
+/** An import record without `received_at` and `file_size`, which seeding fills in. */
 interface DemoRecord extends Record<string, unknown> {
+	slug: string;
 	minutes_ago: number;
+	page_count: number | null;
 }
 
 /**
  * Loads the demo faxes into an empty database, their times relative to now so a
- * first run shows a list in the default 24-hour window, a removed and an expired fax.
+ * first run shows a list in the default 24-hour window, a removed and an expired
+ * fax. Each processed one gets a real PDF and thumbnail through the ingest
+ * pipeline, so the links of a first run work and `file_size` is true.
  */
-export async function seedDemoFaxes(store: FaxStore, nowSeconds: number): Promise<number> {
+export async function seedDemoFaxes(
+	store: FaxStore,
+	storageDir: string,
+	nowSeconds: number,
+): Promise<number> {
 	if (!store.isEmpty()) return 0;
 	const demo = (await Bun.file(DEMO_FILE).json()) as DemoRecord[];
-	const records = demo.map(({ minutes_ago, ...record }) => ({
-		...record,
-		received_at: formatUtcSeconds(nowSeconds - minutes_ago * 60),
-	}));
+	const records = [];
+	for (const { minutes_ago, ...record } of demo) {
+		let fileSize: number | null = null;
+		if (record.page_count !== null) {
+			const processed = await processDocument(await demoFaxPdf(record.slug, record.page_count));
+			if (!processed.ok) throw new Error(`demo fax ${record.slug} cannot be processed: ${processed.reason}`);
+			await writeFaxFiles(storageDir, record.slug, processed);
+			fileSize = processed.pdf.byteLength;
+		}
+		records.push({
+			...record,
+			file_size: fileSize,
+			received_at: formatUtcSeconds(nowSeconds - minutes_ago * 60),
+		});
+	}
 	const result = importFaxes(store, records, nowSeconds);
 	if (!result.ok) throw new Error(`demo fixtures are invalid: ${result.errors.join("; ")}`);
 	return records.length;

@@ -66,6 +66,18 @@ test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
 		"fax_DemoBroken01",
 		"fax_DemoBerlin01",
 	]);
+	const demo = (await (await fetch(`${first.url}/api/faxes/fax_DemoStation1`)).json()) as {
+		page_count: number;
+		file_size: number;
+		pdf_url: string;
+		thumbnail_url: string;
+	};
+	const pdf = await fetch(demo.pdf_url.replace("http://localhost:0", first.url));
+	expect([pdf.status, pdf.headers.get("content-type")]).toEqual([200, "application/pdf"]);
+	expect((await pdf.arrayBuffer()).byteLength).toBe(demo.file_size);
+	expect(demo.page_count).toBe(2);
+	const thumbnail = await fetch(demo.thumbnail_url.replace("http://localhost:0", first.url));
+	expect([thumbnail.status, thumbnail.headers.get("content-type")]).toEqual([200, "image/jpeg"]);
 	expect((await fetch(`${first.url}/api/faxes/fax_DemoRemoved1`)).status).toBe(410);
 	expect((await fetch(`${first.url}/api/faxes/fax_DemoExpired1`)).status).toBe(410);
 	first.child.kill("SIGTERM");
