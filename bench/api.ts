@@ -34,6 +34,8 @@ function records(count: number, spreadSeconds: number) {
 	}));
 }
 
+const children: Bun.Subprocess[] = [];
+
 async function spawnListening(script: string, env: Record<string, string>) {
 	const child = Bun.spawn([process.execPath, script], {
 		cwd: root,
@@ -41,6 +43,7 @@ async function spawnListening(script: string, env: Record<string, string>) {
 		stdout: "ignore",
 		stderr: "pipe",
 	});
+	children.push(child);
 	const reader = child.stderr.getReader();
 	let log = "";
 	while (!log.includes("listening on")) {
@@ -125,17 +128,18 @@ async function benchHttp(): Promise<void> {
 	service.child.kill();
 
 	const redis = await startRedisServer();
-	const withRedis = await spawnListening("bin/server.ts", { ...env, REDIS_URL: redis.url });
-	console.log(
-		row(
-			"GET /api/faxes (Redis rate limit)",
-			await runLoad([`${withRedis.url}/api/faxes`], SECONDS, CONNECTIONS),
-			baseline,
-		),
-	);
-	withRedis.child.kill();
-	baselineServer.child.kill();
-	await redis.close();
+	try {
+		const withRedis = await spawnListening("bin/server.ts", { ...env, REDIS_URL: redis.url });
+		console.log(
+			row(
+				"GET /api/faxes (Redis rate limit)",
+				await runLoad([`${withRedis.url}/api/faxes`], SECONDS, CONNECTIONS),
+				baseline,
+			),
+		);
+	} finally {
+		await redis.close();
+	}
 }
 
 async function benchImport(): Promise<void> {
@@ -185,5 +189,6 @@ try {
 	await benchHttp();
 	await benchImport();
 } finally {
+	for (const child of children) child.kill();
 	rmSync(dir, { recursive: true, force: true });
 }

@@ -1,18 +1,9 @@
 import { ConfigError, loadConfig } from "../lib/config.ts";
 import { DatabaseOpenError } from "../lib/db/open-database.ts";
-import { startServer } from "../lib/server.ts";
+import { StartupError, startServer } from "../lib/server.ts";
 
-// Start-up failures an operator can fix get one clear line and an exit code,
-// not a stack trace: 2 for configuration, 1 for the disk or the port.
-function startupProblem(error: unknown): string | null {
-	if (error instanceof DatabaseOpenError) return error.message;
-	if (!(error instanceof Error)) return null;
-	const code = (error as Error & { code?: string }).code;
-	if (code === "EADDRINUSE") return `cannot listen: the address is in use (HOST/PORT): ${error.message}`;
-	if (code === "EACCES" || code === "EROFS") return `permission denied: ${error.message}`;
-	return null;
-}
-
+// Start-up failures an operator can fix get one line naming the setting and an
+// exit code, not a stack trace: 2 for a bad value, 1 for the disk or the network.
 try {
 	const server = await startServer(loadConfig(process.env));
 	console.error(`testfax-api listening on ${server.url}`);
@@ -26,8 +17,7 @@ try {
 		console.error(`configuration error: ${error.message}`);
 		process.exit(2);
 	}
-	const problem = startupProblem(error);
-	if (problem === null) throw error;
-	console.error(problem);
+	if (!(error instanceof StartupError || error instanceof DatabaseOpenError)) throw error;
+	console.error(error.message);
 	process.exit(1);
 }

@@ -97,6 +97,7 @@ export function loadConfig(env: Env): Config {
 		rateLimitPrefix: value(env, "RATE_LIMIT_PREFIX") ?? DEFAULT_RATE_LIMIT_PREFIX,
 		trustProxy: trustProxy(env),
 		seedDemo: flag(env, "SEED_DEMO", true),
-		purgeIntervalSeconds: integer(env, "PURGE_INTERVAL", 3600, 0, 31_536_000),
+		// Timers hold at most 2^31 - 1 ms; a longer interval would fire at once, in a loop.
+		purgeIntervalSeconds: integer(env, "PURGE_INTERVAL", 3600, 0, 2_147_483),
 	};
 }

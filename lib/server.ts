@@ -3,7 +3,6 @@ import { FaxStore } from "./db/fax-store.ts";
 import { openDatabase } from "./db/open-database.ts";
 import { createFaxPresenter } from "./fax/present-fax.ts";
 import { createApp } from "./http/app.ts";
-import { seedDemoFaxes } from "./import/seed-demo.ts";
 import { createClientKeyResolver } from "./rate-limit/client-address.ts";
 import { createRateLimiter } from "./rate-limit/create-limiter.ts";
 import { schedulePurge } from "./storage/purge-schedule.ts";
@@ -20,36 +19,68 @@ export interface RunningServer {
 	stop(): Promise<void>;
 }
 
+/** A start-up failure the operator can fix; the message names the setting. */
+export class StartupError extends Error {}
+
+function reason(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
+// The ingest pipeline (sharp, PDFium, pdf-lib) is loaded only when there is
+// something to seed: a serving instance does not carry it in memory.
+async function seedIfEmpty(store: FaxStore, config: Config, nowSeconds: number): Promise<number> {
+	if (!config.seedDemo || !store.isEmpty()) return 0;
+	const { seedDemoFaxes } = await import("./import/seed-demo.ts");
+	try {
+		return await seedDemoFaxes(store, config.storageDir, nowSeconds);
+	} catch (error) {
+		throw new StartupError(`cannot load the demo faxes (SEED_DEMO, STORAGE_DIR): ${reason(error)}`);
+	}
+}
+
 /** Opens the database, seeds it if asked, and serves the API until stopped. */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
 	const clock = options.clock ?? Date.now;
 	const log = options.log ?? ((message: string) => console.error(message));
 	const db = openDatabase(config.databasePath);
 	const store = new FaxStore(db);
-	if (config.seedDemo) {
-		const seeded = await seedDemoFaxes(store, config.storageDir, Math.floor(clock() / 1000));
+	let limiter: Awaited<ReturnType<typeof createRateLimiter>> | undefined;
+	try {
+		const seeded = await seedIfEmpty(store, config, Math.floor(clock() / 1000));
 		if (seeded > 0) log(`loaded ${seeded} demo faxes into the empty database`);
+		limiter = await createRateLimiter(config, { clock, log });
+		const app = createApp({
+			services: { store, present: createFaxPresenter(config) },
+			limiter,
+			clientKey: createClientKeyResolver(config.trustProxy),
+			storageDir: config.storageDir,
+			clock,
+			log,
+		});
+		try {
+			app.listen({ port: config.port, hostname: config.host });
+		} catch (error) {
+			throw new StartupError(
+				`cannot listen on ${config.host} port ${config.port} (HOST, PORT): ${reason(error)}`,
+			);
+		}
+		const stopPurge = schedulePurge(store, config.storageDir, config.purgeIntervalSeconds, { clock, log });
+		const port = app.server?.port ?? config.port;
+		const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+		const running = limiter;
+		return {
+			url: `http://${host}:${port}`,
+			port,
+			async stop() {
+				stopPurge();
+				await app.stop(true);
+				await running.close();
+				db.close();
+			},
+		};
+	} catch (error) {
+		await limiter?.close();
+		db.close();
+		throw error;
 	}
-	const limiter = await createRateLimiter(config, { clock, log });
-	const app = createApp({
-		services: { store, present: createFaxPresenter(config) },
-		limiter,
-		clientKey: createClientKeyResolver(config.trustProxy),
-		storageDir: config.storageDir,
-		clock,
-		log,
-	}).listen({ port: config.port, hostname: config.host });
-	const stopPurge = schedulePurge(store, config.storageDir, config.purgeIntervalSeconds, { clock, log });
-	const port = app.server?.port ?? config.port;
-	const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-	return {
-		url: `http://${host}:${port}`,
-		port,
-		async stop() {
-			stopPurge();
-			await app.stop(true);
-			await limiter.close();
-			db.close();
-		},
-	};
 }

@@ -5,7 +5,8 @@ export interface CommandIO {
 	env: Record<string, string | undefined>;
 	out: (text: string) => void;
 	err: (text: string) => void;
-	readStdin: () => Promise<Uint8Array>;
+	/** Standard input, at most `limit` bytes: whatever is past them is not read. */
+	readStdin: (limit: number) => Promise<Uint8Array>;
 	/** Milliseconds since the epoch. */
 	clock: () => number;
 }

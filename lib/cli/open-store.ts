@@ -1,13 +1,12 @@
-import { loadConfig } from "../config.ts";
+import type { Config } from "../config.ts";
 import { FaxStore } from "../db/fax-store.ts";
 import { openDatabase } from "../db/open-database.ts";
 
 /** Runs `work` with the configured store and storage directory, closing the database after. */
 export async function withStore<T>(
-	env: Record<string, string | undefined>,
+	config: Config,
 	work: (store: FaxStore, storageDir: string) => Promise<T> | T,
 ): Promise<T> {
-	const config = loadConfig(env);
 	const db = openDatabase(config.databasePath);
 	try {
 		return await work(new FaxStore(db), config.storageDir);

@@ -1,8 +1,8 @@
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import { ROUTE_FILES } from "../../routes/manifest.ts";
+import type { ClientKeyResolver } from "../rate-limit/client-address.ts";
 import type { RateLimitDecision, RateLimiter } from "../rate-limit/rate-limiter.ts";
-import { faxFilePaths } from "../storage/fax-files.ts";
 import { FAX_FILES_PATH, serveFaxFile } from "./fax-files-route.ts";
 import { JSON_TYPE, NOT_FOUND_BODY } from "./json.ts";
 import type { RouteServices } from "./route.ts";
@@ -12,7 +12,7 @@ export interface AppOptions {
 	services: RouteServices;
 	limiter: RateLimiter;
 	/** The rate-limit key of a request from its TCP peer and X-Forwarded-For. */
-	clientKey: (peerAddress: string, forwardedFor: string | null) => string;
+	clientKey: ClientKeyResolver;
 	/** Where the PDFs and thumbnails are, served under /cdn/faxes/ for the default CDN_BASE_URL. */
 	storageDir: string;
 	/** Milliseconds since the epoch; injectable so tests can pin the request time. */
@@ -30,9 +30,9 @@ const FORBIDDEN_TEXT = "Forbidden: set a User-Agent of your own (see the API doc
 const SERVER_ERROR = '{"message":"Server Error."}';
 const UNAVAILABLE = '{"message":"Service Unavailable."}';
 
-type Headers = Record<string, string | number>;
+type HeaderMap = Record<string, string | number>;
 
-function rateLimitHeaders(headers: Headers, decision: RateLimitDecision): void {
+function rateLimitHeaders(headers: HeaderMap, decision: RateLimitDecision): void {
 	headers["x-ratelimit-limit"] = decision.limit;
 	headers["x-ratelimit-remaining"] = decision.remaining;
 	if (!decision.allowed) {
@@ -41,10 +41,19 @@ function rateLimitHeaders(headers: Headers, decision: RateLimitDecision): void {
 	}
 }
 
-// SQLite failing (disk full, I/O error, a lock held too long) is a passing
-// condition of the server, not a bug in the request: 503 tells clients to retry.
-function isStorageFailure(error: unknown): boolean {
-	return error instanceof Error && error.name === "SQLiteError";
+// SQLite failing for a passing reason (disk full, an I/O error, a lock held
+// too long) is no fault of the request: 503 tells clients to retry. Anything
+// else (a corrupt file, a bug) is a 500.
+const PASSING_STORAGE_FAILURE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM)/;
+
+function isPassingStorageFailure(error: unknown): boolean {
+	const code = (error as { code?: unknown } | null)?.code;
+	return (
+		error instanceof Error &&
+		error.name === "SQLiteError" &&
+		typeof code === "string" &&
+		PASSING_STORAGE_FAILURE.test(code)
+	);
 }
 
 /** The HTTP layer: headers every answer carries, CORS, 403/404/405, the endpoints of routes/. */
@@ -93,7 +102,7 @@ export function createApp(options: AppOptions) {
 				return NOT_FOUND_BODY;
 			}
 			log(`request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-			if (isStorageFailure(error)) {
+			if (isPassingStorageFailure(error)) {
 				set.status = 503;
 				set.headers["retry-after"] = "5";
 				return UNAVAILABLE;
@@ -106,7 +115,7 @@ export function createApp(options: AppOptions) {
 	async function counted(
 		request: Request,
 		server: { requestIP(request: Request): { address: string } | null } | null,
-		set: { status?: number | string; headers: Headers },
+		set: { status?: number | string; headers: HeaderMap },
 		answer: () => { status: number; body: string },
 	): Promise<string> {
 		const peer = server?.requestIP(request)?.address ?? "";
@@ -124,12 +133,7 @@ export function createApp(options: AppOptions) {
 
 	app.get(FAX_FILES_PATH, async ({ params, set }) => {
 		const now = Math.floor(clock() / 1000);
-		const answer = await serveFaxFile(
-			params.file,
-			now,
-			services,
-			(slug, kind) => faxFilePaths(options.storageDir, slug)[kind],
-		);
+		const answer = await serveFaxFile(params.file, now, services.store, options.storageDir);
 		if (answer.status === 404) {
 			set.status = 404;
 			set.headers["content-type"] = JSON_TYPE;

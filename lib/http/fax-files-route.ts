@@ -1,5 +1,6 @@
+import type { FaxStore } from "../db/fax-store.ts";
 import { retentionCutoff } from "../fax/retention.ts";
-import type { RouteServices } from "./route.ts";
+import { faxFilePaths } from "../storage/fax-files.ts";
 
 /** The path the default CDN_BASE_URL points at, so a single instance serves its own files. */
 export const FAX_FILES_PATH = "/cdn/faxes/:file";
@@ -17,15 +18,16 @@ export type FileAnswer = { status: 200; file: Blob; type: string } | { status: 4
 export async function serveFaxFile(
 	name: string,
 	now: number,
-	services: RouteServices,
-	filePath: (slug: string, kind: "pdf" | "thumbnail") => string,
+	store: FaxStore,
+	storageDir: string,
 ): Promise<FileAnswer> {
 	const match = FILE_NAME.exec(name);
 	if (!match) return { status: 404 };
 	const [, slug = "", suffix = ""] = match;
-	const found = services.store.lookup(slug, retentionCutoff(now));
+	const found = store.lookup(slug, retentionCutoff(now));
 	if (found.state !== "found" || found.fax.page_count === null) return { status: 404 };
-	const file = Bun.file(filePath(slug, suffix === ".pdf" ? "pdf" : "thumbnail"));
+	const paths = faxFilePaths(storageDir, slug);
+	const file = Bun.file(suffix === ".pdf" ? paths.pdf : paths.thumbnail);
 	if (!(await file.exists())) return { status: 404 };
 	return { status: 200, file, type: TYPES[suffix] ?? "application/octet-stream" };
 }

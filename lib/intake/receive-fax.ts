@@ -1,9 +1,10 @@
 import type { FaxRow, FaxStore } from "../db/fax-store.ts";
 import { newSlug } from "../fax/slug.ts";
 import { detectFormat } from "../ingest/detect-format.ts";
+import { MAX_INPUT_BYTES } from "../ingest/limits.ts";
 import { NO_ATTACHMENT_REASON, parseFaxEmail } from "../ingest/parse-email.ts";
 import { type NotProcessable, type ProcessedDocument, processDocument } from "../ingest/process-document.ts";
-import { writeFaxFiles } from "../storage/fax-files.ts";
+import { deleteFaxFiles, writeFaxFiles } from "../storage/fax-files.ts";
 
 export interface ReceivedFile {
 	bytes: Uint8Array;
@@ -25,6 +26,16 @@ export interface Received {
 // The longest sender the import accepts too; longer From headers are cut, not refused.
 const MAX_SENDER_LENGTH = 255;
 
+// An email's Date is the sending device's clock. Clients poll with `since` set
+// just before they send, so a Date from a clock running slow would hide the test
+// from them, and one in the future would put it ahead of later tests: only a
+// Date from the last few minutes (mail queues, transit) is taken as the time.
+const DATE_HEADER_WINDOW_SECONDS = 300;
+
+function arrivalTime(sentAt: number | null, now: number): number {
+	return sentAt !== null && sentAt <= now && sentAt >= now - DATE_HEADER_WINDOW_SECONDS ? sentAt : now;
+}
+
 function uniqueSlug(store: FaxStore): string {
 	let slug = newSlug();
 	while (store.slugTaken(slug)) slug = newSlug();
@@ -36,7 +47,9 @@ async function documentOf(file: ReceivedFile): Promise<{
 	sender: string | null;
 	sentAt: number | null;
 }> {
-	if (detectFormat(file.bytes, file.filename ?? undefined) !== "email") {
+	// Past the size limit nothing is parsed: processDocument says why at once.
+	const tooLarge = file.bytes.byteLength > MAX_INPUT_BYTES;
+	if (tooLarge || detectFormat(file.bytes, file.filename ?? undefined) !== "email") {
 		return { result: await processDocument(file.bytes), sender: null, sentAt: null };
 	}
 	const email = await parseFaxEmail(file.bytes);
@@ -60,9 +73,7 @@ export async function receiveFax(
 	now: number,
 ): Promise<Received> {
 	const { result, sender, sentAt } = await documentOf(file);
-	// An email's Date comes from the sender's clock; one in the future would
-	// put the fax ahead of every client's `since`, so it is capped at now.
-	const receivedAt = file.receivedAt ?? Math.min(sentAt ?? now, now);
+	const receivedAt = file.receivedAt ?? arrivalTime(sentAt, now);
 	const slug = uniqueSlug(store);
 	const base = {
 		slug,
@@ -77,6 +88,11 @@ export async function receiveFax(
 	}
 	await writeFaxFiles(storageDir, slug, { pdf: result.pdf, thumbnail: result.thumbnail });
 	const fax = { ...base, page_count: result.pageCount, file_size: result.pdf.byteLength };
-	store.insert(fax);
+	try {
+		store.insert(fax);
+	} catch (error) {
+		await deleteFaxFiles(storageDir, slug);
+		throw error;
+	}
 	return { fax };
 }

@@ -6,18 +6,13 @@ type Range<T> = [T, number];
 /** Resolves the rate-limit key from the TCP peer and X-Forwarded-For. */
 export type ClientKeyResolver = (peerAddress: string, forwardedFor: string | null) => string;
 
-/**
- * Parses an address strictly: dotted-quad IPv4 or IPv6, never the legacy
- * IPv4 forms ("127.1", "0x7f.0.0.1") that ipaddr.js would also accept, so a
- * header cannot name one address in several spellings. IPv4-mapped IPv6 comes
- * back as its IPv4 address. Returns null for anything else.
- */
-function parseAddress(text: string): Address | null {
-	// Dispatching on ":" spares ipaddr.js's exception-driven validation of the
-	// wrong family; IPv6 is parsed once, as isValid() would parse it too.
-	if (!text.includes(":")) {
-		return ipaddr.IPv4.isValidFourPartDecimal(text) ? ipaddr.IPv4.parse(text) : null;
-	}
+function parseIPv4(text: string): ipaddr.IPv4 | null {
+	return ipaddr.IPv4.isValidFourPartDecimal(text) ? ipaddr.IPv4.parse(text) : null;
+}
+
+/** IPv4-mapped IPv6 comes back as its IPv4 address. */
+function parseIPv6(text: string): Address | null {
+	// Catching parse()'s error rather than asking isValid() first parses once, not twice.
 	let address: ipaddr.IPv6;
 	try {
 		address = ipaddr.IPv6.parse(text);
@@ -25,6 +20,59 @@ function parseAddress(text: string): Address | null {
 		return null;
 	}
 	return address.isIPv4MappedAddress() ? address.toIPv4Address() : address;
+}
+
+/**
+ * Parses an address strictly: dotted-quad IPv4 or IPv6, never the legacy
+ * IPv4 forms ("127.1", "0x7f.0.0.1") that ipaddr.js would also accept, so a
+ * header cannot name one address in several spellings. Returns null for
+ * anything else.
+ */
+function parseAddress(text: string): Address | null {
+	// Dispatching on ":" spares ipaddr.js's exception-driven validation of the
+	// wrong family.
+	return text.includes(":") ? parseIPv6(text) : parseIPv4(text);
+}
+
+/** Whether text from start on is a port: 1 to 5 digits, at most 65535. */
+function isPort(text: string, start: number): boolean {
+	const length = text.length - start;
+	if (length < 1 || length > 5) return false;
+	let port = 0;
+	for (let i = start; i < text.length; i++) {
+		const digit = text.charCodeAt(i) - 48;
+		if (digit < 0 || digit > 9) return false;
+		port = port * 10 + digit;
+	}
+	return port <= 65535;
+}
+
+const OPEN_BRACKET = 91;
+const COLON = 58;
+
+/**
+ * Parses one X-Forwarded-For entry: an address as parseAddress() takes it,
+ * an IPv4 address with a port ("203.0.113.7:51234") or a bracketed IPv6
+ * address with or without one ("[2001:db8::1]:443"), as some proxies write
+ * it. The port is dropped: keyed with it, every connection of one client
+ * would count apart. Returns null for anything else.
+ */
+function parseForwardedAddress(text: string): Address | null {
+	if (text.charCodeAt(0) === OPEN_BRACKET) {
+		const close = text.indexOf("]", 1);
+		if (close === -1) return null;
+		if (close + 1 < text.length && !(text.charCodeAt(close + 1) === COLON && isPort(text, close + 2))) {
+			return null;
+		}
+		const inner = text.slice(1, close);
+		// Brackets only ever hold IPv6 (RFC 3986, RFC 7239); "[203.0.113.7]" is no spelling of an address.
+		return inner.includes(":") ? parseIPv6(inner) : null;
+	}
+	const colon = text.indexOf(":");
+	if (colon === -1) return parseIPv4(text);
+	// IPv6 always has two colons or more, so a single one can only precede a port.
+	if (text.indexOf(":", colon + 1) !== -1) return parseIPv6(text);
+	return isPort(text, colon + 1) ? parseIPv4(text.slice(0, colon)) : null;
 }
 
 function parseRange(entry: string): Range<Address> {
@@ -111,7 +159,7 @@ export function createClientKeyResolver(trustProxy: string[]): ClientKeyResolver
 		let end = forwardedFor.length;
 		for (;;) {
 			const comma = end === 0 ? -1 : forwardedFor.lastIndexOf(",", end - 1);
-			const hop = parseAddress(forwardedFor.slice(comma + 1, end).trim());
+			const hop = parseForwardedAddress(forwardedFor.slice(comma + 1, end).trim());
 			if (hop === null) break;
 			client = hop;
 			if (!isTrusted(hop) || comma === -1) break;

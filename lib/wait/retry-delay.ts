@@ -1,5 +1,5 @@
 /** The longest back-off after failures, unless the poll interval itself is longer. */
-export const MAX_BACKOFF_MS = 60_000;
+const MAX_BACKOFF_MS = 60_000;
 
 /** A Retry-After of 0 (or a missing one after a 429) must still not make the client spin. */
 const MIN_RETRY_MS = 1000;

@@ -96,7 +96,7 @@ function progressFields(outcome: Exclude<PollOutcome, { kind: "refused" }>) {
  * `since` every interval, honours Retry-After on 429, retries network errors and
  * 5xx with back-off inside the time limit, and stops at once on any other 4xx.
  * The last poll falls on the time limit, so a fax that appears just before it is
- * still found. Invalid options throw (TypeError, RangeError); so does an abort.
+ * still found. Invalid options throw a WaitOptionError, an abort the signal's reason.
  */
 export async function waitForFax(
 	options: WaitOptions,

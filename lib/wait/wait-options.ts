@@ -1,4 +1,5 @@
 import { isUnknownSenderQuery } from "../fax/sender.ts";
+import { parseOffsetDateTime } from "../fax/time.ts";
 import { listUrl, sinceParameter } from "./list-url.ts";
 import { WAIT_USER_AGENT } from "./user-agent.ts";
 
@@ -41,19 +42,61 @@ export interface WaitPlan {
 	waitingFor: string;
 }
 
-function checkBaseUrl(baseUrl: string): void {
-	const url = URL.parse(baseUrl);
-	if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
-		throw new TypeError(`baseUrl must be an absolute http(s) URL, got "${baseUrl}"`);
-	}
-	if (url.search !== "" || url.hash !== "") {
-		throw new TypeError(`baseUrl must not have a query or fragment, got "${baseUrl}"`);
+/**
+ * An option planWait refused. The option and the broken rule come apart from the
+ * message, so a caller can word the refusal in its own terms: the CLI names its
+ * flags and quotes what was typed.
+ */
+export class WaitOptionError extends RangeError {
+	override name = "WaitOptionError";
+	readonly option: keyof WaitOptions;
+	/** What the option must be, e.g. "must not be empty". */
+	readonly rule: string;
+
+	constructor(option: keyof WaitOptions, rule: string, value: unknown) {
+		super(`${option} ${rule}, got ${typeof value === "string" ? `"${value}"` : String(value)}`);
+		this.option = option;
+		this.rule = rule;
 	}
 }
 
-function positiveSeconds(name: string, value: number, max: number): number {
-	if (!Number.isFinite(value) || value <= 0 || value > max) {
-		throw new RangeError(`${name} must be a number of seconds above 0 and at most ${max}, got ${value}`);
+function checkBaseUrl(baseUrl: string): void {
+	const url = URL.parse(baseUrl);
+	if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+		throw new WaitOptionError("baseUrl", "must be an absolute http(s) URL", baseUrl);
+	}
+	if (url.search !== "" || url.hash !== "") {
+		throw new WaitOptionError("baseUrl", "must not have a query or fragment", baseUrl);
+	}
+}
+
+function checkSince(since: Date | string): void {
+	if (since instanceof Date) {
+		if (Number.isNaN(since.getTime())) throw new WaitOptionError("since", "must be a valid Date", since);
+	} else if (parseOffsetDateTime(since) === null) {
+		// The API's own parser: the server would refuse the same strings, only later and less clearly.
+		throw new WaitOptionError(
+			"since",
+			"must be an ISO 8601 date-time with an offset, like 2026-11-21T10:00:00Z",
+			since,
+		);
+	}
+}
+
+function checkUserAgent(userAgent: string): void {
+	// Visible ASCII only: anything else is either refused by fetch or mangled on the way.
+	if (!/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(userAgent)) {
+		throw new WaitOptionError("userAgent", "must be printable ASCII text", userAgent);
+	}
+}
+
+function positiveSeconds(option: "timeoutSeconds" | "intervalSeconds", value: number): number {
+	if (!Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT_SECONDS) {
+		throw new WaitOptionError(
+			option,
+			`must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}`,
+			value,
+		);
 	}
 	return value * 1000;
 }
@@ -65,35 +108,24 @@ function describeTarget(since: string, from: string | undefined, pages: number |
 	return `a fax${sender}${length} received after ${since}`;
 }
 
-/** Checks the options (TypeError or RangeError: they are the caller's bug) and fills in defaults. */
+/** Checks the options (a WaitOptionError: they are the caller's bug) and fills in defaults. */
 export function planWait(options: WaitOptions, startedAtMs: number): WaitPlan {
 	checkBaseUrl(options.baseUrl);
 	const sinceValue = options.since ?? new Date(startedAtMs);
-	if (sinceValue instanceof Date && Number.isNaN(sinceValue.getTime())) {
-		throw new RangeError("since is an invalid Date");
-	}
-	if (options.from === "") throw new RangeError("from must not be empty");
+	checkSince(sinceValue);
+	if (options.from === "") throw new WaitOptionError("from", "must not be empty", options.from);
 	const { pages } = options;
 	if (pages !== undefined && (!Number.isSafeInteger(pages) || pages < 1)) {
-		throw new RangeError(`pages must be a whole number of at least 1, got ${pages}`);
+		throw new WaitOptionError("pages", "must be a whole number of at least 1", pages);
 	}
 	const userAgent = options.userAgent ?? WAIT_USER_AGENT;
-	// Headers rejects what could not be sent (line breaks, for one), before any request is made.
-	new Headers({ "user-agent": userAgent });
+	checkUserAgent(userAgent);
 	const since = sinceParameter(sinceValue);
 	return {
 		url: listUrl(options.baseUrl, { since, from: options.from }),
 		pages,
-		timeoutMs: positiveSeconds(
-			"timeoutSeconds",
-			options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-			MAX_TIMEOUT_SECONDS,
-		),
-		intervalMs: positiveSeconds(
-			"intervalSeconds",
-			options.intervalSeconds ?? DEFAULT_INTERVAL_SECONDS,
-			MAX_TIMEOUT_SECONDS,
-		),
+		timeoutMs: positiveSeconds("timeoutSeconds", options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
+		intervalMs: positiveSeconds("intervalSeconds", options.intervalSeconds ?? DEFAULT_INTERVAL_SECONDS),
 		userAgent,
 		waitingFor: describeTarget(since, options.from, pages),
 	};

@@ -10,6 +10,25 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
+/** Sends bytes as they are over TCP and returns the whole answer. */
+async function rawRequest(request: string): Promise<string> {
+	const chunks: string[] = [];
+	const { promise, resolve } = Promise.withResolvers<void>();
+	const socket = await Bun.connect({
+		hostname: "127.0.0.1",
+		port: server.port,
+		socket: {
+			data: (_, data) => {
+				chunks.push(new TextDecoder().decode(data));
+			},
+			close: () => resolve(),
+		},
+	});
+	socket.write(request);
+	await promise;
+	return chunks.join("");
+}
+
 function expectCommonHeaders(response: Response) {
 	expect(response.headers.get("cache-control")).toBe("no-store, private");
 	expect(response.headers.get("access-control-allow-origin")).toBe("*");
@@ -36,10 +55,14 @@ describe("every answer", () => {
 		}
 	});
 
-	test("JSON error bodies without an Accept header", async () => {
-		const response = await fetch(`${server.baseUrl}/api/faxes/fax_none`, { headers: { accept: "" } });
-		expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-		expect(await response.text()).toBe('{"message":""}');
+	test("JSON error bodies when the request has no Accept header at all", async () => {
+		// fetch always adds an Accept header, so the request is written by hand.
+		const raw = await rawRequest(
+			"GET /api/faxes/fax_none HTTP/1.1\r\nHost: x\r\nUser-Agent: t\r\nConnection: close\r\n\r\n",
+		);
+		expect(raw).toStartWith("HTTP/1.1 404 Not Found\r\n");
+		expect(raw).toContain("\r\nContent-Type: application/json; charset=utf-8\r\n");
+		expect(raw).toEndWith('\r\n\r\n{"message":""}');
 	});
 });
 

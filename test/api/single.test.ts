@@ -68,7 +68,9 @@ describe("GET /api/faxes/{slug}", () => {
 		expect((await server.request("/api/faxes/fax_past30")).status).toBe(410);
 		expect((await server.request("/api/faxes/fax_edge30")).status).toBe(200);
 	});
+});
 
+describe("GET /api/faxes with more faxes than the default limit", () => {
 	test("the list gives 20 faxes by default and at most limit", async () => {
 		const list = (await (await server.request("/api/faxes")).json()) as { slug: string }[];
 		expect(list.length).toBe(20);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { truncateSync } from "node:fs";
 import { join } from "node:path";
 import { PDFDocument } from "pdf-lib";
 import sharp from "sharp";
@@ -108,21 +109,59 @@ describe("fax ingest", () => {
 		]);
 	});
 
+	/** The scan-to-email fixture with its Date header set to `date`. */
+	async function scanEmail(date: Date): Promise<string> {
+		const email = await Bun.file(join(FIXTURES, "scan-to-email.eml")).text();
+		return email.replace(/^Date: .*$/m, `Date: ${date.toUTCString()}`);
+	}
+
 	test("an email piped on standard input: sender from From, time from Date, the PDF attachment", async () => {
-		const email = await Bun.file(join(FIXTURES, "scan-to-email.eml")).bytes();
-		const result = await runFax(["ingest", "-", "--source", "email", "--json"], server.env, email);
+		const sent = new Date(Math.floor(Date.now() / 1000) * 1000 - 90_000);
+		const result = await runFax(
+			["ingest", "-", "--source", "email", "--json"],
+			server.env,
+			await scanEmail(sent),
+		);
 		expect(result.stderr).toBe("");
 		expect(result.code).toBe(0);
 		const fax = JSON.parse(result.stdout) as ApiFax;
 		expect([fax.source, fax.from, fax.received_at, fax.page_count]).toEqual([
 			"email",
 			"s***@e***.com",
-			"2026-11-20T08:15:30Z",
+			`${sent.toISOString().slice(0, 19)}Z`,
 			2,
 		]);
 		const files = await storedFiles(fax.slug);
 		expect(fax.file_size).toBe(files.pdf.byteLength);
 		expect((await sharp(files.thumbnail).metadata()).width).toBe(300);
+	});
+
+	test("an email Date from a clock off by more than 5 minutes gives way to the arrival time", async () => {
+		for (const offsetMs of [-3_600_000, -360_000, 3_600_000]) {
+			const before = Math.floor(Date.now() / 1000);
+			const email = await scanEmail(new Date(Date.now() + offsetMs));
+			const result = await runFax(["ingest", "-", "--source", "email", "--json"], server.env, email);
+			const after = Math.floor(Date.now() / 1000);
+			expect(result.code).toBe(0);
+			const receivedAt = Date.parse((JSON.parse(result.stdout) as ApiFax).received_at as string) / 1000;
+			expect(receivedAt).toBeGreaterThanOrEqual(before);
+			expect(receivedAt).toBeLessThanOrEqual(after);
+		}
+	});
+
+	test("an input past 100 MiB is recorded as not processable without being read whole", async () => {
+		const path = join(server.dir, "huge.pdf");
+		await Bun.write(path, "%PDF-1.7\n");
+		truncateSync(path, 100 * 1024 * 1024 + 10);
+		for (const [args, stdin, name] of [
+			[[path], undefined, path],
+			[["-"], Bun.file(path), "standard input"],
+		] as const) {
+			const result = await runFax(["ingest", ...args, "--source", "email", "--json"], server.env, stdin);
+			expect(result.code).toBe(3);
+			expect(result.stderr).toBe(`ingest: ${name}: not processable: file is larger than 100 MiB\n`);
+			expect((JSON.parse(result.stdout) as ApiFax).page_count).toBeNull();
+		}
 	});
 
 	test.each([

@@ -299,6 +299,28 @@ export function defineRateLimitSuite(backend: RateLimitBackend): void {
 			expect(answers).toEqual([allowed(59), allowed(58), allowed(57), allowed(56), allowed(59), allowed(59)]);
 		});
 
+		test("a port or brackets on an X-Forwarded-For entry share the address's count", async () => {
+			const server = await start({ TRUST_PROXY: "127.0.0.1" });
+			const answers = [
+				await send(server, "/api/faxes", from("203.0.113.7")),
+				await send(server, "/api/faxes", from("203.0.113.7:51234")),
+				await send(server, "/api/faxes", from("203.0.113.7:443, 127.0.0.1:8080")),
+				await send(server, "/api/faxes", from("2001:db8:1:2::1")),
+				await send(server, "/api/faxes", from("[2001:db8:1:2::1]")),
+				await send(server, "/api/faxes", from("[2001:db8:1:2::1]:443")),
+				await send(server, "/api/faxes"),
+			];
+			expect(answers).toEqual([
+				allowed(59),
+				allowed(58),
+				allowed(57),
+				allowed(59),
+				allowed(58),
+				allowed(57),
+				allowed(59),
+			]);
+		});
+
 		test("X-Forwarded-For from an untrusted peer is ignored", async () => {
 			const server = await start();
 			const answers = [
@@ -322,8 +344,8 @@ export function defineRateLimitSuite(backend: RateLimitBackend): void {
 				"999.1.1.1",
 				"127.1",
 				"0x7f.0.0.1",
-				"198.51.100.1:8080",
-				"[2001:db8::1]:443",
+				"198.51.100.1:99999",
+				"[2001:db8::1",
 				"198.51.100.0/24",
 				"2001:db8:::1",
 				"x".repeat(8000),

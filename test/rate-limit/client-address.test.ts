@@ -62,9 +62,50 @@ describe("client key behind trusted proxies", () => {
 		expect(keyOf("10.0.0.1", "garbage")).toBe("10.0.0.1");
 		expect(keyOf("10.0.0.1", ",")).toBe("10.0.0.1");
 		expect(keyOf("10.0.0.1", ",10.0.0.3")).toBe("10.0.0.3");
-		expect(keyOf("10.0.0.1", "203.0.113.7:443")).toBe("10.0.0.1");
-		expect(keyOf("10.0.0.1", "[2001:db8::1]")).toBe("10.0.0.1");
 		expect(keyOf("10.0.0.1", "unknown, 10.0.0.2")).toBe("10.0.0.2");
+	});
+
+	test("a port on an IPv4 entry is dropped", () => {
+		expect(keyOf("10.0.0.1", "203.0.113.7:51234")).toBe("203.0.113.7");
+		expect(keyOf("10.0.0.1", "203.0.113.7:0")).toBe("203.0.113.7");
+		expect(keyOf("10.0.0.1", "203.0.113.7:65535")).toBe("203.0.113.7");
+		// A trusted hop with a port is still trusted, so the walk goes on past it.
+		expect(keyOf("10.0.0.1", "203.0.113.7:443, 10.0.0.2:8080")).toBe("203.0.113.7");
+	});
+
+	test("a bracketed IPv6 entry is read with or without a port", () => {
+		expect(keyOf("10.0.0.1", "[2001:db8:aaaa:1::1]")).toBe("2001:db8:aaaa:1::/64");
+		expect(keyOf("10.0.0.1", "[2001:db8:aaaa:1::1]:443")).toBe("2001:db8:aaaa:1::/64");
+		expect(keyOf("10.0.0.1", "[::ffff:203.0.113.7]")).toBe("203.0.113.7");
+		expect(keyOf("10.0.0.1", "[::ffff:203.0.113.7]:51234")).toBe("203.0.113.7");
+		expect(keyOf("10.0.0.1", "198.51.100.9, [2001:db8:ffff::7]:443")).toBe("198.51.100.9");
+	});
+
+	test("other ports and brackets are malformed", () => {
+		const malformed = [
+			"1.2.3.4:",
+			"1.2.3.4:99999",
+			"1.2.3.4:65536",
+			"1.2.3.4:123456",
+			"1.2.3.4:8a",
+			"1.2.3.4: 80",
+			"1.2.3.4:80:80",
+			"127.1:80",
+			"[::1",
+			"::1]:80",
+			"[::1]:",
+			"[::1]80",
+			"[::1]:99999",
+			"[::1]]",
+			"[[::1]]",
+			"[]",
+			"[203.0.113.7]",
+			"[203.0.113.7]:80",
+		];
+		expect(malformed.map((entry) => [entry, keyOf("10.0.0.1", entry)])).toEqual(
+			malformed.map((entry) => [entry, "10.0.0.1"]),
+		);
+		expect(keyOf("10.0.0.1", "203.0.113.7, 1.2.3.4:, 10.0.0.2")).toBe("10.0.0.2");
 	});
 
 	test("legacy IPv4 spellings are malformed, not aliases", () => {

@@ -86,12 +86,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 export async function runFax(
 	args: string[],
 	env: Record<string, string>,
-	stdin?: Uint8Array | string,
+	stdin?: Uint8Array | string | Blob,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
 	const child = Bun.spawn([process.execPath, "bin/fax.ts", ...args], {
 		cwd: join(import.meta.dir, "../.."),
 		env: { PATH: process.env.PATH ?? "", ...env },
-		stdin: stdin === undefined ? "ignore" : new Blob([stdin]),
+		stdin: stdin === undefined ? "ignore" : stdin instanceof Blob ? stdin : new Blob([stdin]),
 		stdout: "pipe",
 		stderr: "pipe",
 	});

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, jest, test } from "bun:test";
 import { lineReporter, liveLineReporter } from "../../lib/wait/progress-reporter.ts";
 import { formatSeconds, progressLine, statusLine } from "../../lib/wait/progress-text.ts";
 import type { WaitProgress } from "../../lib/wait/wait-for-fax.ts";
@@ -84,20 +84,29 @@ describe("reporters", () => {
 		]);
 	});
 
-	test("the live line ticks every second between polls and is cleared at the end", async () => {
-		const written: string[] = [];
-		let now = T0;
-		const reporter = liveLineReporter({ write: (text) => written.push(text) }, () => now);
-		reporter.report(progress({}));
-		now += 1000;
-		await Bun.sleep(1100);
-		reporter.finish();
-		await Bun.sleep(1100);
-		expect(written).toEqual([
-			`\r\x1b[Kwaiting 45 s / 600 s | 4 polls | HTTP 200 | 56 requests left | next poll in 15 s | ${WAITING_FOR}`,
-			`\r\x1b[Kwaiting 46 s / 600 s | 4 polls | HTTP 200 | 56 requests left | next poll in 14 s | ${WAITING_FOR}`,
-			"\r\x1b[K",
-		]);
+	test("the live line ticks every second between polls and is cleared at the end", () => {
+		// Fake timers, so a busy machine can neither skip a tick nor squeeze in an extra one.
+		jest.useFakeTimers();
+		try {
+			const written: string[] = [];
+			let now = T0;
+			const reporter = liveLineReporter({ write: (text) => written.push(text) }, () => now);
+			reporter.report(progress({}));
+			now += 999;
+			jest.advanceTimersByTime(999);
+			expect(written.length).toBe(1);
+			now += 1;
+			jest.advanceTimersByTime(1);
+			reporter.finish();
+			jest.advanceTimersByTime(5000);
+			expect(written).toEqual([
+				`\r\x1b[Kwaiting 45 s / 600 s | 4 polls | HTTP 200 | 56 requests left | next poll in 15 s | ${WAITING_FOR}`,
+				`\r\x1b[Kwaiting 46 s / 600 s | 4 polls | HTTP 200 | 56 requests left | next poll in 14 s | ${WAITING_FOR}`,
+				"\r\x1b[K",
+			]);
+		} finally {
+			jest.useRealTimers();
+		}
 	});
 
 	test("the live line is cut to the terminal's width so it never wraps", () => {

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { listUrl, sinceParameter } from "../../lib/wait/list-url.ts";
 import { backoffMs, retryAfterMs } from "../../lib/wait/retry-delay.ts";
 import { type WaitProgress, waitForFax } from "../../lib/wait/wait-for-fax.ts";
-import { fakeTime, json, listedFax, scriptedFetch } from "./fakes.ts";
+import { planWait, WaitOptionError, type WaitOptions } from "../../lib/wait/wait-options.ts";
+import { fakeTime, json, listedFax, scriptedFetch, T0 } from "./fakes.ts";
 
 const BASE = "http://api.test";
 const NONE = () => json([], 200, { "x-ratelimit-remaining": "59" });
@@ -303,18 +304,35 @@ describe("waitForFax", () => {
 		expect(requests.length).toBe(0);
 	});
 
-	test("invalid options are the caller's bug and throw", async () => {
-		const { fetch } = scriptedFetch([NONE()]);
-		await expect(waitForFax({ baseUrl: "api.test" }, { fetch })).rejects.toThrow(TypeError);
-		await expect(waitForFax({ baseUrl: `${BASE}?x=1` }, { fetch })).rejects.toThrow(TypeError);
-		await expect(waitForFax({ baseUrl: BASE, timeoutSeconds: 0 }, { fetch })).rejects.toThrow(RangeError);
-		await expect(waitForFax({ baseUrl: BASE, intervalSeconds: Number.NaN }, { fetch })).rejects.toThrow(
-			RangeError,
+	test("invalid options are the caller's bug and throw, naming the option", async () => {
+		const { fetch, requests } = scriptedFetch([NONE()]);
+		const refused: [WaitOptions, keyof WaitOptions][] = [
+			[{ baseUrl: "api.test" }, "baseUrl"],
+			[{ baseUrl: `${BASE}?x=1` }, "baseUrl"],
+			[{ baseUrl: BASE, since: new Date(Number.NaN) }, "since"],
+			[{ baseUrl: BASE, since: "2026-11-21T10:00:00" }, "since"],
+			[{ baseUrl: BASE, from: "" }, "from"],
+			[{ baseUrl: BASE, pages: 1.5 }, "pages"],
+			[{ baseUrl: BASE, timeoutSeconds: 0 }, "timeoutSeconds"],
+			[{ baseUrl: BASE, intervalSeconds: Number.NaN }, "intervalSeconds"],
+			[{ baseUrl: BASE, userAgent: "a\nb" }, "userAgent"],
+			[{ baseUrl: BASE, userAgent: "caf\u00e9" }, "userAgent"],
+		];
+		for (const [options, option] of refused) {
+			const error = await waitForFax(options, { fetch }).catch((thrown: unknown) => thrown);
+			expect(error).toBeInstanceOf(WaitOptionError);
+			expect(error).toBeInstanceOf(RangeError);
+			expect({ options, option: (error as WaitOptionError).option }).toEqual({ options, option });
+		}
+		expect(requests.length).toBe(0);
+	});
+
+	test("a refusal's message names the option, the rule and the value", () => {
+		expect(() => planWait({ baseUrl: BASE, timeoutSeconds: 0 }, T0)).toThrow(
+			"timeoutSeconds must be a number of seconds above 0 and at most 86400, got 0",
 		);
-		await expect(waitForFax({ baseUrl: BASE, pages: 1.5 }, { fetch })).rejects.toThrow(RangeError);
-		await expect(waitForFax({ baseUrl: BASE, since: new Date(Number.NaN) }, { fetch })).rejects.toThrow(
-			RangeError,
+		expect(() => planWait({ baseUrl: "api.test" }, T0)).toThrow(
+			'baseUrl must be an absolute http(s) URL, got "api.test"',
 		);
-		await expect(waitForFax({ baseUrl: BASE, userAgent: "a\nb" }, { fetch })).rejects.toThrow();
 	});
 });

@@ -1,3 +1,4 @@
+import { loadConfig } from "../../config.ts";
 import { importFaxes } from "../../import/import-faxes.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
 import { withStore } from "../open-store.ts";
@@ -28,7 +29,7 @@ Exit codes: 0 imported, 1 the file is unreadable or has invalid records, 2 bad a
 			io.err(`import: ${path}: ${reason}`);
 			return EXIT.failed;
 		}
-		const result = await withStore(io.env, (store) =>
+		const result = await withStore(loadConfig(io.env), (store) =>
 			importFaxes(store, document, Math.floor(io.clock() / 1000)),
 		);
 		if (!result.ok) {

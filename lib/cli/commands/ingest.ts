@@ -1,6 +1,7 @@
 import { loadConfig } from "../../config.ts";
 import { createFaxPresenter } from "../../fax/present-fax.ts";
 import { parseOffsetDateTime } from "../../fax/time.ts";
+import { MAX_INPUT_BYTES } from "../../ingest/limits.ts";
 import { type Received, receiveFax } from "../../intake/receive-fax.ts";
 import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
 import { withStore } from "../open-store.ts";
@@ -35,8 +36,9 @@ Options:
   --sender S            the raw sender: number, station ID or email address;
                         for an email, defaults to its From address
   --received-at T       ISO 8601 with an offset, like 2026-11-21T10:00:00Z;
-                        defaults to the Date of an email (never later than
-                        now), otherwise to now
+                        defaults to now, or to the Date of an email when
+                        that lies in the last 5 minutes (a device clock
+                        running slow would hide the test from clients)
   --json                print the fax as the API shows it instead of its slug
 
 A file that cannot be processed (corrupt, empty, encrypted, not a fax format,
@@ -72,12 +74,18 @@ cannot be read, or the files cannot be written: nothing was recorded),
 
 		let bytes: Uint8Array;
 		try {
-			bytes = input === "-" ? await io.readStdin() : await Bun.file(input).bytes();
+			// One byte past the limit is enough to know the input is too large.
+			bytes =
+				input === "-"
+					? await io.readStdin(MAX_INPUT_BYTES + 1)
+					: await Bun.file(input)
+							.slice(0, MAX_INPUT_BYTES + 1)
+							.bytes();
 		} catch {
 			io.err(`ingest: ${input}: cannot be read; nothing was recorded`);
 			return EXIT.failed;
 		}
-		const received = await withStore(io.env, (store, storageDir) =>
+		const received = await withStore(config, (store, storageDir) =>
 			storeOrExplain(
 				{
 					bytes,

@@ -1,3 +1,4 @@
+import { loadConfig } from "../../config.ts";
 import { purgeExpired } from "../../storage/purge.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
 import { withStore } from "../open-store.ts";
@@ -14,7 +15,7 @@ the server also runs it every PURGE_INTERVAL seconds.
 Exit codes: 0 done, 2 bad arguments.`,
 	async run(argv, io) {
 		parseCommandArgs(argv, {}, 0);
-		const slugs = await withStore(io.env, (store, storageDir) =>
+		const slugs = await withStore(loadConfig(io.env), (store, storageDir) =>
 			purgeExpired(store, storageDir, Math.floor(io.clock() / 1000)),
 		);
 		io.out(`purged ${slugs.length} faxes past retention`);

@@ -1,3 +1,4 @@
+import { loadConfig } from "../../config.ts";
 import { isSlugShape } from "../../fax/slug.ts";
 import { deleteFaxFiles } from "../../storage/fax-files.ts";
 import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
@@ -17,12 +18,18 @@ Exit codes: 0 removed, 1 no live fax has this slug, 2 bad arguments.`,
 		const slug = positionals[0] ?? "";
 		if (!isSlugShape(slug))
 			throw new UsageError(`not a fax slug: ${slug} (expected fax_ and letters or digits)`);
-		return withStore(io.env, async (store, storageDir) => {
+		return withStore(loadConfig(io.env), async (store, storageDir) => {
 			if (!store.remove(slug, Math.floor(io.clock() / 1000))) {
 				io.err(`remove: no fax ${slug} (unknown, or already removed)`);
 				return EXIT.failed;
 			}
-			await deleteFaxFiles(storageDir, slug);
+			try {
+				await deleteFaxFiles(storageDir, slug);
+			} catch (error) {
+				const reason = error instanceof Error ? error.message : String(error);
+				io.err(`remove: ${slug} answers 410 now, but its files could not be deleted: ${reason}`);
+				return EXIT.failed;
+			}
 			io.out(`removed ${slug}`);
 			return EXIT.ok;
 		});

@@ -1,4 +1,3 @@
-import { parseOffsetDateTime } from "../../fax/time.ts";
 import {
 	lineReporter,
 	liveLineReporter,
@@ -13,6 +12,7 @@ import {
 	DEFAULT_INTERVAL_SECONDS,
 	DEFAULT_TIMEOUT_SECONDS,
 	MAX_TIMEOUT_SECONDS,
+	WaitOptionError,
 	type WaitOptions,
 } from "../../wait/wait-options.ts";
 import { type Command, type CommandIO, EXIT, parseCommandArgs, UsageError } from "../command.ts";
@@ -87,65 +87,48 @@ const OPTIONS = {
 	quiet: { type: "boolean" },
 } as const;
 
-function baseUrlOption(value: string | undefined): string {
-	if (value === undefined) throw new UsageError("--base-url is required");
-	const url = URL.parse(value);
-	if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
-		throw new UsageError(`--base-url must be an absolute http(s) URL, got "${value}"`);
-	}
-	if (url.search !== "" || url.hash !== "") {
-		throw new UsageError(`--base-url must not have a query or fragment, got "${value}"`);
-	}
-	return value;
-}
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
 
-function sinceOption(value: string | undefined): string | undefined {
-	if (value !== undefined && parseOffsetDateTime(value) === null) {
-		throw new UsageError(
-			`--since must be an ISO 8601 date-time with an offset, like 2026-11-21T10:00:00Z, got "${value}"`,
-		);
-	}
-	return value;
-}
+/** The flag behind each library option, to word the library's refusals in the user's terms. */
+const FLAGS = {
+	baseUrl: "base-url",
+	since: "since",
+	from: "from",
+	pages: "pages",
+	timeoutSeconds: "timeout",
+	intervalSeconds: "interval",
+	userAgent: "user-agent",
+} as const satisfies Record<keyof WaitOptions, keyof typeof OPTIONS>;
 
-function secondsOption(name: string, value: string | undefined): number | undefined {
+/**
+ * Plain decimals only, since Number alone would also take "1e3", "0x10" and " 5 ".
+ * Anything else becomes NaN, for planWait to refuse.
+ */
+function decimal(value: string | undefined): number | undefined {
 	if (value === undefined) return undefined;
-	const seconds = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
-	if (!(seconds > 0 && seconds <= MAX_TIMEOUT_SECONDS)) {
-		throw new UsageError(
-			`--${name} must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got "${value}"`,
-		);
-	}
-	return seconds;
+	return /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
 }
 
-function pagesOption(value: string | undefined): number | undefined {
-	if (value === undefined) return undefined;
-	if (!/^\d+$/.test(value) || !(Number(value) >= 1 && Number.isSafeInteger(Number(value)))) {
-		throw new UsageError(`--pages must be a whole number of at least 1, got "${value}"`);
-	}
-	return Number(value);
-}
-
-function userAgentOption(value: string | undefined): string | undefined {
-	// Visible ASCII only: anything else is either refused by fetch or mangled on the way.
-	if (value !== undefined && !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value)) {
-		throw new UsageError(`--user-agent must be printable ASCII text, got "${value}"`);
-	}
-	return value;
-}
-
-function waitOptions(values: ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"]): WaitOptions {
-	if (values.from === "") throw new UsageError("--from must not be empty");
+/** The options as typed; their rules are planWait's, refused as a WaitOptionError. */
+function waitOptions(values: Values): WaitOptions {
+	const baseUrl = values["base-url"];
+	if (baseUrl === undefined) throw new UsageError("--base-url is required");
 	return {
-		baseUrl: baseUrlOption(values["base-url"]),
-		since: sinceOption(values.since),
+		baseUrl,
+		since: values.since,
 		from: values.from,
-		pages: pagesOption(values.pages),
-		timeoutSeconds: secondsOption("timeout", values.timeout),
-		intervalSeconds: secondsOption("interval", values.interval),
-		userAgent: userAgentOption(values["user-agent"]),
+		pages: decimal(values.pages),
+		timeoutSeconds: decimal(values.timeout),
+		intervalSeconds: decimal(values.interval),
+		userAgent: values["user-agent"],
 	};
+}
+
+function usageError(error: WaitOptionError, values: Values): UsageError {
+	const flag = FLAGS[error.option];
+	const typed = values[flag];
+	// An empty value is plain from the rule itself ("must not be empty"); quoting it adds nothing.
+	return new UsageError(`--${flag} ${error.rule}${typed ? `, got "${typed}"` : ""}`);
 }
 
 function reporterFor(quiet: boolean, progress: ProgressStream, io: CommandIO): ProgressReporter {
@@ -197,6 +180,8 @@ export function createWaitCommand(progress: ProgressStream): Command {
 					onProgress: (event) => reporter.report(event),
 					clock: io.clock,
 				});
+			} catch (error) {
+				throw error instanceof WaitOptionError ? usageError(error, values) : error;
 			} finally {
 				reporter.finish();
 			}
