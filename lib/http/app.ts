@@ -80,6 +80,9 @@ export function createApp(options: AppOptions) {
 			}),
 		)
 		.onRequest(({ request, set }) => {
+			// The plugin marks every answer `Vary: *` for a wildcard origin; the
+			// answer does not vary by origin, and caches must not keep it anyway.
+			delete set.headers.vary;
 			const method = request.headers.get("access-control-request-method");
 			if (request.method === "OPTIONS" && method !== null) {
 				set.status = 204;

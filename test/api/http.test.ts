@@ -33,6 +33,7 @@ function expectCommonHeaders(response: Response) {
 	expect(response.headers.get("cache-control")).toBe("no-store, private");
 	expect(response.headers.get("access-control-allow-origin")).toBe("*");
 	expect(response.headers.get("access-control-allow-credentials")).toBeNull();
+	expect(response.headers.get("vary")).toBeNull();
 }
 
 describe("every answer", () => {
