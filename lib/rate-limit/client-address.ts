@@ -12,6 +12,11 @@ function parseIPv4(text: string): ipaddr.IPv4 | null {
 
 /** IPv4-mapped IPv6 comes back as its IPv4 address. */
 function parseIPv6(text: string): Address | null {
+	// ipaddr.js reads an embedded IPv4 part ("::ffff:0x7f.0.0.1") as leniently
+	// as a bare one: it must be a strict dotted quad too.
+	if (text.includes(".") && !ipaddr.IPv4.isValidFourPartDecimal(text.slice(text.lastIndexOf(":") + 1))) {
+		return null;
+	}
 	// Catching parse()'s error rather than asking isValid() first parses once, not twice.
 	let address: ipaddr.IPv6;
 	try {

@@ -101,6 +101,9 @@ describe("client key behind trusted proxies", () => {
 			"[]",
 			"[203.0.113.7]",
 			"[203.0.113.7]:80",
+			"::ffff:0x7f.0.0.1",
+			"::ffff:01.2.3.4",
+			"[::ffff:127.1]:80",
 		];
 		expect(malformed.map((entry) => [entry, keyOf("10.0.0.1", entry)])).toEqual(
 			malformed.map((entry) => [entry, "10.0.0.1"]),
