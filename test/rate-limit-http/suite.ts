@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { faxRecord } from "../support/fixtures.ts";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import { type TestServer, useTestServers } from "../support/server.ts";
 
 /** A rate-limit backend as the HTTP suite sees it: the environment that selects it. */
 export interface RateLimitBackend {
@@ -61,23 +61,17 @@ export interface Servers {
 
 /** Servers started by a test are stopped after it, also when it failed. */
 export function useServers(): Servers {
-	const running: TestServer[] = [];
-	afterEach(async () => {
-		await Promise.all(running.splice(0).map((server) => server.stop()));
-	});
+	const startServer = useTestServers();
 	return {
-		async start(env, logs = []) {
-			const server = await startTestServer({
+		start: (env, logs = []) =>
+			startServer({
 				env,
 				faxes: [
 					faxRecord({ slug: LIVE, received_at: minuteAgo() }),
 					faxRecord({ slug: GONE, received_at: minuteAgo(), removed: true }),
 				],
 				log: (line) => logs.push(line),
-			});
-			running.push(server);
-			return server;
-		},
+			}),
 	};
 }
 

@@ -1,3 +1,4 @@
+import { afterEach } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -79,6 +80,22 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 			await server.stop();
 			rmSync(dir, { recursive: true, force: true });
 		},
+	};
+}
+
+/**
+ * For tests that start servers of their own: returns the start function; every
+ * server it started is stopped after each test.
+ */
+export function useTestServers(): (options?: TestServerOptions) => Promise<TestServer> {
+	const running: TestServer[] = [];
+	afterEach(async () => {
+		await Promise.all(running.splice(0).map((server) => server.stop()));
+	});
+	return async (options) => {
+		const server = await startTestServer(options);
+		running.push(server);
+		return server;
 	};
 }
 

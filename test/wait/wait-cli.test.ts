@@ -1,21 +1,12 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createWaitCommand } from "../../lib/cli/commands/wait.ts";
 import { runCli } from "../../lib/cli/run-cli.ts";
-import { runFax, startTestServer, type TestServer } from "../support/server.ts";
+import { runFax, useTestServers } from "../support/server.ts";
 import { closedPort, faxRecord, importWhileRunning, servedFax } from "./server-fixtures.ts";
 
 const SENDER = "+1 555 123 4567";
 
-let server: TestServer | undefined;
-afterEach(async () => {
-	await server?.stop();
-	server = undefined;
-});
-
-async function start(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-	server = await startTestServer(options);
-	return server;
-}
+const start = useTestServers();
 
 /** Runs `fax wait` in this process, with standard error as a terminal or not. */
 async function runWait(argv: string[], terminal: { isTTY: boolean; columns?: number }) {

@@ -1,23 +1,14 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { formatUtcSeconds } from "../../lib/fax/time.ts";
 import { sleep } from "../../lib/wait/sleep.ts";
 import { type WaitProgress, waitForFax } from "../../lib/wait/wait-for-fax.ts";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import { useTestServers } from "../support/server.ts";
 import { faxRecord, importWhileRunning, servedFax } from "./server-fixtures.ts";
 
 const SENDER = "+1 555 123 4567";
 const FAST = { intervalSeconds: 0.2, timeoutSeconds: 10 };
 
-let server: TestServer | undefined;
-afterEach(async () => {
-	await server?.stop();
-	server = undefined;
-});
-
-async function start(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-	server = await startTestServer(options);
-	return server;
-}
+const start = useTestServers();
 
 /** An ISO 8601 time of `ms` with a +02:00 offset, as a user east of UTC would write it. */
 function plusTwoHours(ms: number): string {
