@@ -1,6 +1,7 @@
 import type { Config } from "./config.ts";
 import { FaxStore } from "./db/fax-store.ts";
 import { openDatabase } from "./db/open-database.ts";
+import { createFaxJson } from "./fax/fax-json.ts";
 import { createFaxPresenter } from "./fax/present-fax.ts";
 import { createApp } from "./http/app.ts";
 import { createClientKeyResolver } from "./rate-limit/client-address.ts";
@@ -50,7 +51,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 		if (seeded > 0) log(`loaded ${seeded} demo faxes into the empty database`);
 		limiter = await createRateLimiter(config, { clock, log });
 		const app = createApp({
-			services: { store, present: createFaxPresenter(config) },
+			services: { store, faxJson: createFaxJson(createFaxPresenter(config)) },
 			limiter,
 			clientKey: createClientKeyResolver(config.trustProxy),
 			storageDir: config.storageDir,

@@ -4,7 +4,7 @@ import { ROUTE_FILES } from "../../routes/manifest.ts";
 import type { ClientKeyResolver } from "../rate-limit/client-address.ts";
 import type { RateLimitDecision, RateLimiter } from "../rate-limit/rate-limiter.ts";
 import { FAX_FILES_PATH, serveFaxFile } from "./fax-files-route.ts";
-import { JSON_TYPE, NOT_FOUND_BODY } from "./json.ts";
+import { EMPTY_MESSAGE, JSON_TYPE } from "./json.ts";
 import type { RouteServices } from "./route.ts";
 import { routePathOf } from "./route-path.ts";
 
@@ -102,7 +102,7 @@ export function createApp(options: AppOptions) {
 			set.headers["content-type"] = JSON_TYPE;
 			if (code === "NOT_FOUND") {
 				set.status = 404;
-				return NOT_FOUND_BODY;
+				return EMPTY_MESSAGE;
 			}
 			log(`request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 			if (isPassingStorageFailure(error)) {
@@ -140,7 +140,7 @@ export function createApp(options: AppOptions) {
 		if (answer.status === 404) {
 			set.status = 404;
 			set.headers["content-type"] = JSON_TYPE;
-			return NOT_FOUND_BODY;
+			return EMPTY_MESSAGE;
 		}
 		set.headers["content-type"] = answer.type;
 		return answer.file;
@@ -155,8 +155,7 @@ export function createApp(options: AppOptions) {
 					const mark = url.indexOf("?");
 					const search = mark === -1 ? "" : url.slice(mark + 1);
 					const now = Math.floor(clock() / 1000);
-					const { status, body } = route.serve(search, params as Record<string, string>, now, services);
-					return { status, body: JSON.stringify(body) };
+					return route.serve(search, params as Record<string, string>, now, services);
 				}),
 			)
 			.all(path, ({ request, server, set }) =>

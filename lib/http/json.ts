@@ -1,4 +1,5 @@
 /** Every JSON answer carries this exact type (DECISIONS.md "Wire format"). */
 export const JSON_TYPE = "application/json; charset=utf-8";
 
-export const NOT_FOUND_BODY = '{"message":""}';
+/** The body of a 404 and a 410. */
+export const EMPTY_MESSAGE = '{"message":""}';

@@ -1,12 +1,12 @@
 import type { StaticDecode, TObject } from "@sinclair/typebox";
 import type { FaxRow, FaxStore } from "../db/fax-store.ts";
-import type { Fax } from "../fax/fax-schema.ts";
 import { createQueryValidator } from "./query.ts";
 
-/** What a handler may use: the store and the presenter. */
+/** What a handler may use: the store and the serialiser of faxes. */
 export interface RouteServices {
 	store: FaxStore;
-	present: (row: FaxRow) => Fax;
+	/** The JSON text of a fax as the API shows it. */
+	faxJson: (row: FaxRow) => string;
 }
 
 export interface RouteRequest<Q> {
@@ -18,7 +18,8 @@ export interface RouteRequest<Q> {
 
 export interface RouteAnswer {
 	status: number;
-	body: unknown;
+	/** JSON text: handlers serialise, so faxes can be served from their remembered text. */
+	body: string;
 }
 
 /** One endpoint as the app mounts it: raw request parts in, status and body out. */
@@ -41,7 +42,7 @@ export function defineRoute<Q extends TObject>(definition: {
 			const query = validate(search);
 			if (!query.ok) {
 				const first = Object.values(query.errors)[0]?.[0] ?? "";
-				return { status: 422, body: { message: first, errors: query.errors } };
+				return { status: 422, body: JSON.stringify({ message: first, errors: query.errors }) };
 			}
 			return definition.handle({ query: query.value, params, now }, services);
 		},

@@ -44,10 +44,10 @@ function senderFilter(from: string | undefined): SenderFilter {
 /** GET /api/faxes: newest first, never older than the retention period. */
 export const route = defineRoute({
 	query,
-	handle({ query, now }, { store, present }) {
+	handle({ query, now }, { store, faxJson }) {
 		const since = query.since ?? now - DEFAULT_WINDOW_SECONDS;
 		const after = Math.max(since, retentionCutoff(now) - 1);
 		const rows = store.list({ after, sender: senderFilter(query.from), limit: query.limit ?? DEFAULT_LIMIT });
-		return { status: 200, body: rows.map(present) };
+		return { status: 200, body: `[${rows.map(faxJson).join(",")}]` };
 	},
 });
