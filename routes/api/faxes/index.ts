@@ -8,7 +8,7 @@ import { defineRoute } from "../../../lib/http/route.ts";
 const DEFAULT_WINDOW_SECONDS = 24 * 3600;
 const DEFAULT_LIMIT = 20;
 
-export const query = Type.Object({
+const query = Type.Object({
 	limit: Type.Optional(
 		Type.Transform(
 			Type.String({
