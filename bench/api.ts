@@ -189,6 +189,12 @@ try {
 	await benchHttp();
 	await benchImport();
 } finally {
-	for (const child of children) child.kill();
+	// The servers close their databases as they exit; only then is the directory free to go.
+	await Promise.all(
+		children.map((child) => {
+			child.kill();
+			return child.exited;
+		}),
+	);
 	rmSync(dir, { recursive: true, force: true });
 }

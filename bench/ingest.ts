@@ -5,7 +5,7 @@
 // reported (including Bun, sharp and PDFium themselves) is that input's alone.
 //
 //   bun bench/ingest.ts
-import { mkdir } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PDFDocument } from "pdf-lib";
@@ -35,14 +35,21 @@ type Measurement = {
 if (process.argv[2] === "--one") {
 	console.log(JSON.stringify(await measure(process.argv[3] ?? "")));
 } else {
-	const dir = join(tmpdir(), "testfax-bench-ingest");
-	await mkdir(dir, { recursive: true });
+	const dir = await mkdtemp(join(tmpdir(), "testfax-bench-ingest-"));
 	const inputs: [string, Uint8Array][] = [
 		["fax-1-page.tif", await faxTiff(1)],
 		[`fax-${FAX_PAGES}-pages.tif`, await faxTiff(FAX_PAGES)],
 		["scan-50mb.pdf", await scannedPdf()],
 	];
 	console.log("input                 size MB  pages  PDF MB   time ms  peak RSS MB");
+	try {
+		await measureAll(dir, inputs);
+	} finally {
+		await rm(dir, { recursive: true, force: true });
+	}
+}
+
+async function measureAll(dir: string, inputs: [string, Uint8Array][]): Promise<void> {
 	for (const [name, bytes] of inputs) {
 		const file = join(dir, name);
 		await Bun.write(file, bytes);
