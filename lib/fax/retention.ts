@@ -1,5 +1,5 @@
 /** Every test is public for 30 days; older faxes answer 410 even before the purge ran. */
-export const RETENTION_SECONDS = 30 * 86_400;
+const RETENTION_SECONDS = 30 * 86_400;
 
 /** The oldest `received_at` (Unix seconds) still public at `nowSeconds`. */
 export function retentionCutoff(nowSeconds: number): number {

@@ -40,6 +40,21 @@ async function timedSend(server: TestServer, path = "/api/faxes"): Promise<Answe
 	return answerOf(response);
 }
 
+/**
+ * Sends requests until Redis holds `key`: the answers before the last were
+ * counted in memory, the last one in Redis. Fails after 5 s.
+ */
+async function sendUntilCountedInRedis(server: TestServer, watcher: Redis, key: string): Promise<Answer[]> {
+	const answers: Answer[] = [];
+	const deadline = Date.now() + 5000;
+	while ((await watcher.get(key)) === null) {
+		if (Date.now() > deadline) throw new Error(`no request was counted in Redis as ${key} within 5 s`);
+		await Bun.sleep(20);
+		answers.push(await timedSend(server));
+	}
+	return answers;
+}
+
 describe("rate limit over HTTP, Redis only", () => {
 	const servers = useServers();
 
@@ -140,13 +155,7 @@ describe("rate limit over HTTP, Redis only", () => {
 
 			// The restarted Redis has no data, so the key appears with the first request it counts.
 			await outage.restart();
-			const after: Answer[] = [];
-			const deadline = Date.now() + 5000;
-			while ((await watcher.get(key)) === null) {
-				if (Date.now() > deadline) throw new Error("no request was counted in Redis 5 s after its restart");
-				await Bun.sleep(20);
-				after.push(await timedSend(server));
-			}
+			const after = await sendUntilCountedInRedis(server, watcher, key);
 			const memoryCounted = after.length - 1;
 			expect(after).toEqual([
 				...Array.from({ length: memoryCounted }, (_, i) => allowed(49 - i)),
@@ -175,13 +184,7 @@ describe("rate limit over HTTP, Redis only", () => {
 			expect(during).toEqual([allowed(59), allowed(58)]);
 
 			await late.restart();
-			const after: Answer[] = [];
-			const deadline = Date.now() + 5000;
-			while ((await watcher.get(`${prefix}127.0.0.1`)) === null) {
-				if (Date.now() > deadline) throw new Error("no request was counted in Redis 5 s after it started");
-				await Bun.sleep(20);
-				after.push(await timedSend(server));
-			}
+			const after = await sendUntilCountedInRedis(server, watcher, `${prefix}127.0.0.1`);
 			const memoryCounted = after.length - 1;
 			expect(after).toEqual([
 				...Array.from({ length: memoryCounted }, (_, i) => allowed(57 - i)),

@@ -16,7 +16,7 @@ async function storeOrExplain(...args: Parameters<typeof receiveFax>): Promise<R
 }
 
 /** Exit code of a fax that was recorded, but as not processable. */
-export const EXIT_NOT_PROCESSABLE = 3;
+const EXIT_NOT_PROCESSABLE = 3;
 
 export const ingestCommand: Command = {
 	name: "ingest",
