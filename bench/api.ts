@@ -8,10 +8,9 @@
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FaxStore } from "../lib/db/fax-store.ts";
-import { openDatabase } from "../lib/db/open-database.ts";
-import { importFaxes } from "../lib/import/import-faxes.ts";
-import { startRedisServer } from "../test/support/redis-server.ts";
+import { FaxStore, openDatabase } from "../lib/db/index.ts";
+import { importFaxes } from "../lib/import/index.ts";
+import { startRedisServer } from "../testkit/redis-server.ts";
 import { type LoadResult, runLoad } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

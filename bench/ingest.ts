@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PDFDocument } from "pdf-lib";
 import sharp from "sharp";
-import { processDocument } from "../lib/ingest/process-document.ts";
+import { processDocument } from "../lib/document/index.ts";
 
 const FAX_WIDTH = 1728;
 const FAX_HEIGHT = 2200;

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from "../lib/config.ts";
-import { DatabaseOpenError } from "../lib/db/open-database.ts";
+import { DatabaseOpenError } from "../lib/db/index.ts";
 import { StartupError, startServer } from "../lib/server.ts";
 
 // Start-up failures an operator can fix get one line naming the setting and an

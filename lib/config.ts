@@ -3,8 +3,8 @@
  * a bad value is a ConfigError naming the variable, never a stack trace.
  */
 
-import { parseTrustProxy } from "./rate-limit/client-address.ts";
-import { DEFAULT_RATE_LIMIT_PREFIX } from "./rate-limit/redis-window.ts";
+import { parseTrustProxy, type TrustedProxies } from "./net/index.ts";
+import { errorMessage } from "./util/index.ts";
 
 export class ConfigError extends Error {}
 
@@ -17,10 +17,11 @@ export interface Config {
 	siteBaseUrl: string;
 	redisUrl: string | null;
 	redisTimeoutMs: number;
-	rateLimitPerMinute: number;
+	/** RATE_LIMIT_PER_MINUTE: requests per window, and the window is a minute unless a test shortens it. */
+	rateLimitPerWindow: number;
 	rateLimitWindowSeconds: number;
 	rateLimitPrefix: string;
-	trustProxy: string[];
+	trustProxy: TrustedProxies;
 	seedDemo: boolean;
 	purgeIntervalSeconds: number;
 }
@@ -72,11 +73,11 @@ function redisUrl(env: Env): string | null {
 	return raw;
 }
 
-function trustProxy(env: Env): string[] {
+function trustProxy(env: Env): TrustedProxies {
 	try {
 		return parseTrustProxy(value(env, "TRUST_PROXY"));
 	} catch (error) {
-		throw new ConfigError(error instanceof Error ? error.message : String(error));
+		throw new ConfigError(errorMessage(error));
 	}
 }
 
@@ -92,9 +93,9 @@ export function loadConfig(env: Env): Config {
 		siteBaseUrl: baseUrl(env, "SITE_BASE_URL", localBase),
 		redisUrl: redisUrl(env),
 		redisTimeoutMs: integer(env, "REDIS_TIMEOUT_MS", 100, 1, 60_000),
-		rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000_000),
+		rateLimitPerWindow: integer(env, "RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000_000),
 		rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 3600),
-		rateLimitPrefix: value(env, "RATE_LIMIT_PREFIX") ?? DEFAULT_RATE_LIMIT_PREFIX,
+		rateLimitPrefix: value(env, "RATE_LIMIT_PREFIX") ?? "testfax:rl:",
 		trustProxy: trustProxy(env),
 		seedDemo: flag(env, "SEED_DEMO", true),
 		// Timers hold at most 2^31 - 1 ms; a longer interval would fire at once, in a loop.

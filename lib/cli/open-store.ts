@@ -1,6 +1,5 @@
 import type { Config } from "../config.ts";
-import { FaxStore } from "../db/fax-store.ts";
-import { openDatabase } from "../db/open-database.ts";
+import { FaxStore, openDatabase } from "../db/index.ts";
 
 /** Runs `work` with the configured store and storage directory, closing the database after. */
 export async function withStore<T>(

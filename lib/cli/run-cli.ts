@@ -1,5 +1,5 @@
 import { ConfigError } from "../config.ts";
-import { DatabaseOpenError } from "../db/open-database.ts";
+import { DatabaseOpenError } from "../db/index.ts";
 import { type Command, type CommandIO, EXIT, UsageError } from "./command.ts";
 
 function overview(commands: Command[]): string {

@@ -1,17 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { storedSenderKey } from "../fax/sender.ts";
-
-/** A stored fax as the store hands it out; `sender` is raw and must be masked for output. */
-export interface FaxRow {
-	slug: string;
-	source: "phone" | "email";
-	sender: string | null;
-	received_at: number;
-	page_count: number | null;
-	file_size: number | null;
-}
-
-export type NewFax = FaxRow;
+import { type FaxRow, storedSenderKey } from "../fax/index.ts";
 
 export type SenderFilter = { kind: "any" } | { kind: "unknown" } | { kind: "key"; key: string };
 
@@ -87,7 +75,7 @@ export class FaxStore {
 		return this.#bySlug.get({ slug }) !== null || this.#isRemoved.get({ slug }) !== null;
 	}
 
-	insert(fax: NewFax): void {
+	insert(fax: FaxRow): void {
 		this.#insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
 	}
 

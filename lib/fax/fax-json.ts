@@ -1,4 +1,4 @@
-import type { FaxRow } from "../db/fax-store.ts";
+import type { FaxRow } from "./fax-row.ts";
 import type { Fax } from "./fax-schema.ts";
 
 const DEFAULT_MAX_ENTRIES = 10_000;

@@ -1,5 +1,3 @@
-import { FormatRegistry } from "@sinclair/typebox";
-
 // Strict ISO 8601 date-time with a mandatory offset; the fraction is allowed but
 // ignored because every comparison in this service is to the whole second.
 const OFFSET_DATE_TIME =
@@ -43,7 +41,3 @@ export function parseOffsetDateTime(text: string): number | null {
 export function formatUtcSeconds(seconds: number): string {
 	return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
 }
-
-/** TypeBox format name of `parseOffsetDateTime`, for query and import schemas alike. */
-export const OFFSET_DATE_TIME_FORMAT = "offset-date-time";
-FormatRegistry.Set(OFFSET_DATE_TIME_FORMAT, (value) => parseOffsetDateTime(value) !== null);

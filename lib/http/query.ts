@@ -1,5 +1,6 @@
 import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
+import { TransformDecodeError } from "@sinclair/typebox/value";
 
 /** Per-parameter messages of a 422, in the order of the schema's properties. */
 export type ValidationErrors = Record<string, string[]>;
@@ -9,11 +10,22 @@ export type QueryResult<T extends TObject> =
 	| { ok: false; errors: ValidationErrors };
 
 /** Each query property schema carries the message a client sees when it is invalid. */
-export interface WithErrorMessage {
+interface WithErrorMessage {
 	errorMessage: string;
 }
 
 const singleValueMessage = (name: string) => `The ${name} field must be a single value.`;
+
+function decodes(field: TypeCheck<TSchema>, value: string): boolean {
+	if (!field.Check(value)) return false;
+	try {
+		field.Decode(value);
+		return true;
+	} catch (error) {
+		if (error instanceof TransformDecodeError) return false;
+		throw error;
+	}
+}
 
 /**
  * Validates a raw query string against a TypeBox object schema. Query parsers keep
@@ -25,6 +37,10 @@ export function createQueryValidator<T extends TObject>(schema: T): (search: str
 	const check = TypeCompiler.Compile(schema);
 	const names = Object.keys(schema.properties);
 	const known = new Set(names);
+	// The error path checks each parameter on its own, so every invalid one is named.
+	const fields = names.map(
+		(name) => [name, TypeCompiler.Compile(schema.properties[name] as TSchema)] as const,
+	);
 	const messageOf = (name: string) =>
 		(schema.properties[name] as TSchema & Partial<WithErrorMessage>).errorMessage ??
 		`The ${name} field is invalid.`;
@@ -46,13 +62,21 @@ export function createQueryValidator<T extends TObject>(schema: T): (search: str
 		}
 		for (const name of multiple) delete values[name];
 
-		if (multiple.size === 0 && check.Check(values)) return { ok: true, value: check.Decode(values) };
+		if (multiple.size === 0 && check.Check(values)) {
+			try {
+				return { ok: true, value: check.Decode(values) };
+			} catch (error) {
+				// A transform (a time, say) parses while decoding and throws on what its text cannot say.
+				if (!(error instanceof TransformDecodeError)) throw error;
+			}
+		}
 
 		const failed = new Map<string, string>();
 		for (const name of multiple) failed.set(name, singleValueMessage(name));
-		for (const error of check.Errors(values)) {
-			const name = error.path.split("/")[1] ?? "";
-			if (known.has(name) && !failed.has(name)) failed.set(name, messageOf(name));
+		for (const [name, field] of fields) {
+			const value = values[name];
+			if (value !== undefined && !failed.has(name) && !decodes(field, value))
+				failed.set(name, messageOf(name));
 		}
 		const errors: ValidationErrors = {};
 		for (const name of names) {

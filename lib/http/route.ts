@@ -1,16 +1,20 @@
 import type { StaticDecode, TObject } from "@sinclair/typebox";
-import type { FaxRow, FaxStore } from "../db/fax-store.ts";
+import type { FaxStore } from "../db/index.ts";
+import type { FaxRow } from "../fax/index.ts";
 import { createQueryValidator } from "./query.ts";
 
-/** What a handler may use: the store and the serialiser of faxes. */
+/** What a handler may use. */
 export interface RouteServices {
 	store: FaxStore;
 	/** The JSON text of a fax as the API shows it. */
 	faxJson: (row: FaxRow) => string;
+	/** Where the PDFs and thumbnails are. */
+	storageDir: string;
 }
 
-export interface RouteRequest<Q> {
-	query: Q;
+export interface RouteRequest {
+	/** The raw query string, without its `?`. */
+	search: string;
 	params: Record<string, string>;
 	/** Request time, Unix seconds. */
 	now: number;
@@ -18,33 +22,52 @@ export interface RouteRequest<Q> {
 
 export interface RouteAnswer {
 	status: number;
-	/** JSON text: handlers serialise, so faxes can be served from their remembered text. */
-	body: string;
-}
-
-/** One endpoint as the app mounts it: raw request parts in, status and body out. */
-export interface Route {
-	serve(search: string, params: Record<string, string>, now: number, services: RouteServices): RouteAnswer;
+	/** JSON text unless `type` says otherwise: handlers serialise, so faxes can be served from remembered text. */
+	body: string | Blob;
+	/** Content-Type; JSON when absent. */
+	type?: string;
 }
 
 /**
- * A file in routes/ defines its query schema beside its GET handler; the handler
- * only ever sees a query that passed the schema, anything else is answered 422
- * with the schema's messages (spec part 2, "Validation error object").
+ * What a file under routes/ exports: its GET handler and whether the shared
+ * rate limit counts it. A rate-limited route is an endpoint of the API: every
+ * answer carries the rate-limit headers and any method but GET and HEAD is a 405.
  */
-export function defineRoute<Q extends TObject>(definition: {
+export interface Route {
+	rateLimited: boolean;
+	get(request: RouteRequest, services: RouteServices): RouteAnswer | Promise<RouteAnswer>;
+}
+
+/** The query-validated query, decoded, beside the rest of the request. */
+export interface EndpointRequest<Q> extends Omit<RouteRequest, "search"> {
 	query: Q;
-	handle: (request: RouteRequest<StaticDecode<Q>>, services: RouteServices) => RouteAnswer;
-}): Route {
+}
+
+/**
+ * An API endpoint: its query schema beside its handler. The handler only ever
+ * sees a query that passed the schema; anything else is answered 422 with the
+ * schema's messages.
+ */
+export function defineEndpoint<Q extends TObject>(definition: {
+	query: Q;
+	get: (request: EndpointRequest<StaticDecode<Q>>, services: RouteServices) => RouteAnswer;
+}): Route & { query: Q } {
 	const validate = createQueryValidator(definition.query);
 	return {
-		serve(search, params, now, services) {
+		rateLimited: true,
+		query: definition.query,
+		get({ search, params, now }, services) {
 			const query = validate(search);
 			if (!query.ok) {
 				const first = Object.values(query.errors)[0]?.[0] ?? "";
 				return { status: 422, body: JSON.stringify({ message: first, errors: query.errors }) };
 			}
-			return definition.handle({ query: query.value, params, now }, services);
+			return definition.get({ query: query.value, params, now }, services);
 		},
 	};
+}
+
+/** A path the server answers outside the rate limit: files, pages, descriptions, probes. */
+export function definePlainRoute(get: Route["get"]): Route {
+	return { rateLimited: false, get };
 }

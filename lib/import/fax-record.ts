@@ -1,16 +1,15 @@
-import { type Static, Type } from "@sinclair/typebox";
+import { type StaticDecode, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { NewFax } from "../db/fax-store.ts";
-import { SLUG_PATTERN } from "../fax/slug.ts";
-import { OFFSET_DATE_TIME_FORMAT, parseOffsetDateTime } from "../fax/time.ts";
+import { TransformDecodeError } from "@sinclair/typebox/value";
+import { type FaxRow, OffsetDateTime, SLUG_PATTERN } from "../fax/index.ts";
 
-/** One record of `fax import FILE.json` (DECISIONS.md "Operator commands"). */
+/** One record of `fax import FILE.json`; `received_at` decodes to Unix seconds. */
 export const FaxRecordSchema = Type.Object(
 	{
 		slug: Type.Optional(Type.String({ pattern: SLUG_PATTERN.source })),
 		source: Type.Union([Type.Literal("phone"), Type.Literal("email")]),
 		sender: Type.Union([Type.String({ maxLength: 255 }), Type.Null()]),
-		received_at: Type.String({ format: OFFSET_DATE_TIME_FORMAT }),
+		received_at: OffsetDateTime(),
 		page_count: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
 		file_size: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
 		removed: Type.Optional(Type.Boolean()),
@@ -18,7 +17,7 @@ export const FaxRecordSchema = Type.Object(
 	{ additionalProperties: false },
 );
 
-export type FaxRecord = Static<typeof FaxRecordSchema>;
+export type FaxRecord = StaticDecode<typeof FaxRecordSchema>;
 
 const check = TypeCompiler.Compile(FaxRecordSchema);
 
@@ -30,31 +29,40 @@ const FIELD_RULES: Record<string, string> = {
 
 export type RecordCheck = { ok: true; record: FaxRecord } | { ok: false; reason: string };
 
-/** Checks one record: its schema, then the rule that spans two fields. */
+function invalid(field: string, message: string): RecordCheck {
+	const reason = FIELD_RULES[field] ?? message.charAt(0).toLowerCase() + message.slice(1);
+	return { ok: false, reason: `${field}: ${reason}` };
+}
+
+/** Checks one record: its schema, its time, then the rule that spans two fields. */
 export function checkFaxRecord(value: unknown): RecordCheck {
 	if (!check.Check(value)) {
 		const first = check.Errors(value).First();
-		const field = first?.path.slice(1) || "record";
-		const message = first?.message ?? "is invalid";
-		const reason = FIELD_RULES[field] ?? message.charAt(0).toLowerCase() + message.slice(1);
-		return { ok: false, reason: `${field}: ${reason}` };
+		return invalid(first?.path.slice(1) || "record", first?.message ?? "is invalid");
 	}
-	if ((value.page_count === null) !== (value.file_size === null)) {
+	let record: FaxRecord;
+	try {
+		record = check.Decode(value);
+	} catch (error) {
+		if (!(error instanceof TransformDecodeError)) throw error;
+		return invalid(error.path.slice(1), error.message);
+	}
+	if ((record.page_count === null) !== (record.file_size === null)) {
 		return {
 			ok: false,
 			reason: "page_count and file_size must both be null (not processable) or both be set",
 		};
 	}
-	return { ok: true, record: value };
+	return { ok: true, record };
 }
 
 /** The row a checked record becomes, with its slug chosen. */
-export function toNewFax(record: FaxRecord, slug: string): NewFax {
+export function toFaxRow(record: FaxRecord, slug: string): FaxRow {
 	return {
 		slug,
 		source: record.source,
 		sender: record.sender,
-		received_at: parseOffsetDateTime(record.received_at) ?? 0,
+		received_at: record.received_at,
 		page_count: record.page_count,
 		file_size: record.file_size,
 	};

@@ -1,6 +1,6 @@
-import type { FaxStore } from "../db/fax-store.ts";
-import { newSlug } from "../fax/slug.ts";
-import { checkFaxRecord, type FaxRecord, toNewFax } from "./fax-record.ts";
+import type { FaxStore } from "../db/index.ts";
+import { newSlug } from "../fax/index.ts";
+import { checkFaxRecord, type FaxRecord, toFaxRow } from "./fax-record.ts";
 
 export interface ImportSummary {
 	imported: number;
@@ -44,7 +44,7 @@ export function importFaxes(store: FaxStore, document: unknown, nowSeconds: numb
 				store.tombstone(slug, nowSeconds);
 				removed++;
 			} else {
-				store.insert(toNewFax(record, slug));
+				store.insert(toFaxRow(record, slug));
 			}
 		}
 	});

@@ -1,4 +1,3 @@
-import type { Config } from "../config.ts";
 import { FailoverLimiter } from "./failover-limiter.ts";
 import { MemoryWindowLimiter } from "./memory-window.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -12,22 +11,34 @@ const FIRST_CONNECT_WAIT_MS = 2000;
  * The in-process window is the embedded default; with REDIS_URL the count lives
  * in Redis and the in-process window only stands in while Redis is unreachable.
  */
+export interface RateLimitSettings {
+	/** Requests allowed per window and key. */
+	limit: number;
+	windowSeconds: number;
+	/** Redis for a count shared by every instance; null counts in this process. */
+	redisUrl: string | null;
+	/** Prefix of the Redis keys. */
+	prefix: string;
+	/** Longest wait for Redis before a request is counted in process memory. */
+	redisTimeoutMs: number;
+}
+
 export async function createRateLimiter(
-	config: Config,
+	settings: RateLimitSettings,
 	options: { clock: () => number; log: (line: string) => void },
 ): Promise<RateLimiter> {
 	const memory = new MemoryWindowLimiter({
-		limit: config.rateLimitPerMinute,
-		windowSeconds: config.rateLimitWindowSeconds,
+		limit: settings.limit,
+		windowSeconds: settings.windowSeconds,
 		now: options.clock,
 	});
-	if (config.redisUrl === null) return memory;
+	if (settings.redisUrl === null) return memory;
 	const redis = new RedisWindowLimiter({
-		url: config.redisUrl,
-		limit: config.rateLimitPerMinute,
-		windowSeconds: config.rateLimitWindowSeconds,
-		prefix: config.rateLimitPrefix,
-		commandTimeoutMs: config.redisTimeoutMs,
+		url: settings.redisUrl,
+		limit: settings.limit,
+		windowSeconds: settings.windowSeconds,
+		prefix: settings.prefix,
+		commandTimeoutMs: settings.redisTimeoutMs,
 	});
 	// Not ready in time: the failover limiter says so (once) at the first request.
 	await redis.whenReady(FIRST_CONNECT_WAIT_MS);

@@ -8,11 +8,9 @@ export interface RedisWindowOptions {
 	limit: number;
 	windowSeconds: number;
 	/** Prepended to every key so deployments can share one Redis. */
-	prefix?: string;
+	prefix: string;
 	commandTimeoutMs?: number;
 }
-
-export const DEFAULT_RATE_LIMIT_PREFIX = "testfax:rl:";
 
 // A key without a TTL (new, or left by anything that failed to expire it)
 // gets one, so no window can outlive its length.
@@ -40,7 +38,7 @@ export class RedisWindowLimiter implements RateLimiter {
 	constructor(options: RedisWindowOptions) {
 		this.limit = options.limit;
 		this.windowMs = options.windowSeconds * 1000;
-		this.prefix = options.prefix ?? DEFAULT_RATE_LIMIT_PREFIX;
+		this.prefix = options.prefix;
 		const client = createRedisClient(options.url, {
 			commandTimeoutMs: options.commandTimeoutMs,
 		});

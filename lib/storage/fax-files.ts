@@ -1,6 +1,6 @@
 import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { isSlugShape } from "../fax/slug.ts";
+import { isSlugShape } from "../fax/index.ts";
 
 /**
  * The files of a fax live at `<STORAGE_DIR>/faxes/<slug>.pdf` and `<slug>-thumb.jpg`.

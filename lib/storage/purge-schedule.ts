@@ -1,4 +1,4 @@
-import type { FaxStore } from "../db/fax-store.ts";
+import type { FaxStore } from "../db/index.ts";
 import { purgeExpired } from "./purge.ts";
 
 /**

@@ -1,5 +1,5 @@
-import type { FaxStore } from "../db/fax-store.ts";
-import { retentionCutoff } from "../fax/retention.ts";
+import type { FaxStore } from "../db/index.ts";
+import { retentionCutoff } from "../fax/index.ts";
 import { deleteFaxFiles } from "./fax-files.ts";
 
 /**

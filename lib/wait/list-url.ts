@@ -1,4 +1,4 @@
-import { formatUtcSeconds } from "../fax/time.ts";
+import { formatUtcSeconds } from "../fax/index.ts";
 
 const LIST_LIMIT = "100";
 

@@ -1,4 +1,4 @@
-import type { Fax } from "../fax/fax-schema.ts";
+import type { Fax } from "../fax/index.ts";
 import { retryAfterMs } from "./retry-delay.ts";
 
 /** The part of `fetch` the client uses; tests pass a fake. */

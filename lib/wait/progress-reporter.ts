@@ -1,4 +1,4 @@
-import { formatUtcSeconds } from "../fax/time.ts";
+import { formatUtcSeconds } from "../fax/index.ts";
 import { progressLine, statusLine } from "./progress-text.ts";
 import type { WaitProgress } from "./wait-for-fax.ts";
 

@@ -1,7 +1,7 @@
-import type { Fax } from "../fax/fax-schema.ts";
+import { setTimeout as delay } from "node:timers/promises";
+import type { Fax } from "../fax/index.ts";
 import { type Fetch, type PollOutcome, pollList } from "./poll-list.ts";
 import { backoffMs } from "./retry-delay.ts";
-import { sleep } from "./sleep.ts";
 import { planWait, type WaitOptions } from "./wait-options.ts";
 
 /** How waiting ended. Expected failures are results, never exceptions. */
@@ -98,6 +98,17 @@ function progressFields(outcome: Exclude<PollOutcome, { kind: "refused" }>) {
  * The last poll falls on the time limit, so a fax that appears just before it is
  * still found. Invalid options throw a WaitOptionError, an abort the signal's reason.
  */
+/** Waits `ms` milliseconds; an abort ends the wait at once, rejecting with the signal's reason. */
+async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+	try {
+		await delay(ms, undefined, { signal });
+	} catch (error) {
+		// node:timers/promises rejects with its own AbortError; callers expect the reason they aborted with.
+		signal?.throwIfAborted();
+		throw error;
+	}
+}
+
 export async function waitForFax(
 	options: WaitOptions,
 	dependencies: WaitDependencies = {},

@@ -1,5 +1,4 @@
-import { isUnknownSenderQuery } from "../fax/sender.ts";
-import { parseOffsetDateTime } from "../fax/time.ts";
+import { isUnknownSenderQuery, parseOffsetDateTime } from "../fax/index.ts";
 import { listUrl, sinceParameter } from "./list-url.ts";
 import { WAIT_USER_AGENT } from "./user-agent.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { faxRecord } from "../support/fixtures.ts";
-import { runFax, startTestServer, type TestServer } from "../support/server.ts";
+import { faxRecord } from "../../testkit/fixtures.ts";
+import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {

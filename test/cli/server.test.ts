@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir } from "../support/server.ts";
+import { makeTempDir } from "../../testkit/server.ts";
 
 const dir = makeTempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
 import { FailoverLimiter } from "../../lib/rate-limit/failover-limiter.ts";
+import type { RateLimitDecision } from "../../lib/rate-limit/index.ts";
 import { MemoryWindowLimiter } from "../../lib/rate-limit/memory-window.ts";
-import type { RateLimitDecision } from "../../lib/rate-limit/rate-limiter.ts";
 import { RedisWindowLimiter } from "../../lib/rate-limit/redis-window.ts";
-import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
+import { type RedisServer, startRedisServer } from "../../testkit/redis-server.ts";
 
 let server: RedisServer;
 let checker: Redis;

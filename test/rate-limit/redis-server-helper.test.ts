@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import { startRedisServer } from "../support/redis-server.ts";
+import { startRedisServer } from "../../testkit/redis-server.ts";
 
 const saved = { PATH: process.env.PATH, REDIS_URL: process.env.REDIS_URL };
 

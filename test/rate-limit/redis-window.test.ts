@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
 import { RedisWindowLimiter } from "../../lib/rate-limit/redis-window.ts";
-import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
+import { type RedisServer, startRedisServer } from "../../testkit/redis-server.ts";
 
 let server: RedisServer;
 let checker: Redis;
@@ -135,20 +135,6 @@ describe("RedisWindowLimiter", () => {
 		expect((await two.consume("k")).remaining).toBe(59);
 	});
 
-	test("the default prefix is testfax:rl:", async () => {
-		const limiter = new RedisWindowLimiter({
-			url: server.url,
-			limit: 60,
-			windowSeconds: 60,
-		});
-		limiters.push(limiter);
-		expect(await limiter.whenReady(2000)).toBe(true);
-		const key = `default-prefix-${crypto.randomUUID()}`;
-		await limiter.consume(key);
-		expect(await checker.get(`testfax:rl:${key}`)).toBe("1");
-		await checker.del(`testfax:rl:${key}`);
-	});
-
 	test("the script is loaded again after Redis forgot it", async () => {
 		const limiter = await connectedLimiter();
 		await limiter.consume("k");
@@ -169,6 +155,7 @@ describe("RedisWindowLimiter", () => {
 			url: "redis://127.0.0.1:1",
 			limit: 60,
 			windowSeconds: 60,
+			prefix: uniquePrefix(),
 		});
 		limiters.push(limiter);
 		const started = performance.now();

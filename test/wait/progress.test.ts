@@ -1,7 +1,7 @@
 import { describe, expect, jest, test } from "bun:test";
-import { lineReporter, liveLineReporter } from "../../lib/wait/progress-reporter.ts";
-import { formatSeconds, progressLine, statusLine } from "../../lib/wait/progress-text.ts";
-import type { WaitProgress } from "../../lib/wait/wait-for-fax.ts";
+import type { WaitProgress } from "../../lib/wait/index.ts";
+import { formatSeconds, lineReporter, liveLineReporter } from "../../lib/wait/index.ts";
+import { progressLine, statusLine } from "../../lib/wait/progress-text.ts";
 import { T0 } from "./fakes.ts";
 
 const WAITING_FOR = 'a fax from "+1 555 123 4567" with 2 pages received after 2026-11-21T10:00:04Z';

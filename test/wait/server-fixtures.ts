@@ -1,9 +1,9 @@
 import { expect } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import type { Fax } from "../../lib/fax/fax-schema.ts";
-import { formatUtcSeconds } from "../../lib/fax/time.ts";
-import { makeTempDir, runFax, type TestServer } from "../support/server.ts";
+import type { Fax } from "../../lib/fax/index.ts";
+import { formatUtcSeconds } from "../../lib/fax/index.ts";
+import { makeTempDir, runFax, type TestServer } from "../../testkit/server.ts";
 
 /** A record in the `fax import` format; the API keeps whole seconds of `receivedAtMs`. */
 export function faxRecord(slug: string, sender: string | null, receivedAtMs: number, pageCount = 1) {

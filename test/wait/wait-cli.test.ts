@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createWaitCommand } from "../../lib/cli/commands/wait.ts";
 import { runCli } from "../../lib/cli/run-cli.ts";
-import { runFax, useTestServers } from "../support/server.ts";
+import { runFax, useTestServers } from "../../testkit/server.ts";
 import { closedPort, faxRecord, importWhileRunning, servedFax } from "./server-fixtures.ts";
 
 const SENDER = "+1 555 123 4567";

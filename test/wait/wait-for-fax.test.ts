@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { WaitOptionError, type WaitOptions, type WaitProgress, waitForFax } from "../../lib/wait/index.ts";
 import { listUrl, sinceParameter } from "../../lib/wait/list-url.ts";
 import { backoffMs, retryAfterMs } from "../../lib/wait/retry-delay.ts";
-import { type WaitProgress, waitForFax } from "../../lib/wait/wait-for-fax.ts";
-import { planWait, WaitOptionError, type WaitOptions } from "../../lib/wait/wait-options.ts";
+import { planWait } from "../../lib/wait/wait-options.ts";
 import { fakeTime, json, listedFax, scriptedFetch, T0 } from "./fakes.ts";
 
 const BASE = "http://api.test";

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { formatUtcSeconds } from "../../lib/fax/time.ts";
-import { sleep } from "../../lib/wait/sleep.ts";
-import { type WaitProgress, waitForFax } from "../../lib/wait/wait-for-fax.ts";
-import { useTestServers } from "../support/server.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { formatUtcSeconds } from "../../lib/fax/index.ts";
+import { type WaitProgress, waitForFax } from "../../lib/wait/index.ts";
+import { useTestServers } from "../../testkit/server.ts";
 import { faxRecord, importWhileRunning, servedFax } from "./server-fixtures.ts";
 
 const SENDER = "+1 555 123 4567";
@@ -137,9 +137,9 @@ describe("waitForFax against the real server", () => {
 					sleeps.push(ms);
 					if (statuses.at(-1) === 429) {
 						importing ??= importWhileRunning(running, [faxRecord("fax_after429", SENDER, Date.now())]);
-						await Promise.all([sleep(ms, signal), importing]);
+						await Promise.all([sleep(ms, undefined, { signal }), importing]);
 					} else {
-						await sleep(ms, signal);
+						await sleep(ms, undefined, { signal });
 					}
 				},
 			},

@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config.ts";
-import { importFaxes } from "../../import/import-faxes.ts";
+import { importFaxes } from "../../import/index.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
 import { withStore } from "../open-store.ts";
 

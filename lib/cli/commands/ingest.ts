@@ -1,8 +1,7 @@
 import { loadConfig } from "../../config.ts";
-import { createFaxPresenter } from "../../fax/present-fax.ts";
-import { parseOffsetDateTime } from "../../fax/time.ts";
-import { MAX_INPUT_BYTES } from "../../ingest/limits.ts";
-import { type Received, receiveFax } from "../../intake/receive-fax.ts";
+import { MAX_INPUT_BYTES } from "../../document/index.ts";
+import { createFaxPresenter, parseOffsetDateTime } from "../../fax/index.ts";
+import { type Received, receiveFax } from "../../ingest/index.ts";
 import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
 import { withStore } from "../open-store.ts";
 

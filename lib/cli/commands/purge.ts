@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config.ts";
-import { purgeExpired } from "../../storage/purge.ts";
+import { purgeExpired } from "../../storage/index.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
 import { withStore } from "../open-store.ts";
 

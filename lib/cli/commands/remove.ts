@@ -1,6 +1,6 @@
 import { loadConfig } from "../../config.ts";
-import { isSlugShape } from "../../fax/slug.ts";
-import { deleteFaxFiles } from "../../storage/fax-files.ts";
+import { isSlugShape } from "../../fax/index.ts";
+import { deleteFaxFiles } from "../../storage/index.ts";
 import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
 import { withStore } from "../open-store.ts";
 

@@ -1,20 +1,19 @@
 import {
+	DEFAULT_INTERVAL_SECONDS,
+	DEFAULT_TIMEOUT_SECONDS,
+	formatSeconds,
 	lineReporter,
 	liveLineReporter,
+	MAX_TIMEOUT_SECONDS,
 	type ProgressReporter,
 	type StatusTerminal,
 	silentReporter,
-} from "../../wait/progress-reporter.ts";
-import { formatSeconds } from "../../wait/progress-text.ts";
-import { WAIT_USER_AGENT } from "../../wait/user-agent.ts";
-import { type WaitResult, waitForFax } from "../../wait/wait-for-fax.ts";
-import {
-	DEFAULT_INTERVAL_SECONDS,
-	DEFAULT_TIMEOUT_SECONDS,
-	MAX_TIMEOUT_SECONDS,
+	WAIT_USER_AGENT,
 	WaitOptionError,
 	type WaitOptions,
-} from "../../wait/wait-options.ts";
+	type WaitResult,
+	waitForFax,
+} from "../../wait/index.ts";
 import { type Command, type CommandIO, EXIT, parseCommandArgs, UsageError } from "../command.ts";
 
 /** Exit codes of `fax wait`, as its help documents them. */

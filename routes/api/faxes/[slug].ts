@@ -1,16 +1,14 @@
 import { Type } from "@sinclair/typebox";
-import { retentionCutoff } from "../../../lib/fax/retention.ts";
-import { isSlugShape } from "../../../lib/fax/slug.ts";
-import { EMPTY_MESSAGE } from "../../../lib/http/json.ts";
-import { defineRoute } from "../../../lib/http/route.ts";
+import { isSlugShape, retentionCutoff } from "../../../lib/fax/index.ts";
+import { defineEndpoint, EMPTY_MESSAGE } from "../../../lib/http/index.ts";
 
 const gone = { status: 410, body: EMPTY_MESSAGE };
 const missing = { status: 404, body: EMPTY_MESSAGE };
 
 /** GET /api/faxes/{slug}: the same object as a list element; 410 once removed or expired. */
-export const route = defineRoute({
+export const route = defineEndpoint({
 	query: Type.Object({}),
-	handle({ params, now }, { store, faxJson }) {
+	get({ params, now }, { store, faxJson }) {
 		const slug = params.slug ?? "";
 		if (!isSlugShape(slug)) return missing;
 		const found = store.lookup(slug, retentionCutoff(now));

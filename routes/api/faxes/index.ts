@@ -1,9 +1,12 @@
 import { Type } from "@sinclair/typebox";
-import type { SenderFilter } from "../../../lib/db/fax-store.ts";
-import { retentionCutoff } from "../../../lib/fax/retention.ts";
-import { isUnknownSenderQuery, senderMatchKey } from "../../../lib/fax/sender.ts";
-import { OFFSET_DATE_TIME_FORMAT, parseOffsetDateTime } from "../../../lib/fax/time.ts";
-import { defineRoute } from "../../../lib/http/route.ts";
+import type { SenderFilter } from "../../../lib/db/index.ts";
+import {
+	isUnknownSenderQuery,
+	OffsetDateTime,
+	retentionCutoff,
+	senderMatchKey,
+} from "../../../lib/fax/index.ts";
+import { defineEndpoint } from "../../../lib/http/index.ts";
 
 const DEFAULT_WINDOW_SECONDS = 24 * 3600;
 const DEFAULT_LIMIT = 20;
@@ -20,15 +23,9 @@ const query = Type.Object({
 			.Encode(String),
 	),
 	since: Type.Optional(
-		Type.Transform(
-			Type.String({
-				format: OFFSET_DATE_TIME_FORMAT,
-				errorMessage:
-					"The since field must be a date-time with a time zone offset, like 2026-11-21T10:00:00Z.",
-			}),
-		)
-			.Decode((value) => parseOffsetDateTime(value) ?? Number.NaN)
-			.Encode(String),
+		OffsetDateTime({
+			errorMessage: "The since field must be a date-time with a time zone offset, like 2026-11-21T10:00:00Z.",
+		}),
 	),
 	from: Type.Optional(
 		Type.String({ maxLength: 255, errorMessage: "The from field must not be longer than 255 characters." }),
@@ -42,9 +39,9 @@ function senderFilter(from: string | undefined): SenderFilter {
 }
 
 /** GET /api/faxes: newest first, never older than the retention period. */
-export const route = defineRoute({
+export const route = defineEndpoint({
 	query,
-	handle({ query, now }, { store, faxJson }) {
+	get({ query, now }, { store, faxJson }) {
 		const since = query.since ?? now - DEFAULT_WINDOW_SECONDS;
 		const after = Math.max(since, retentionCutoff(now) - 1);
 		const rows = store.list({ after, sender: senderFilter(query.from), limit: query.limit ?? DEFAULT_LIMIT });

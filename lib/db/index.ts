@@ -1,0 +1,3 @@
+// SQLite: the schema and every statement on faxes.
+export { FaxStore, LIST_SQL, type ListQuery, type Lookup, type SenderFilter } from "./fax-store.ts";
+export { DatabaseOpenError, openDatabase } from "./open-database.ts";

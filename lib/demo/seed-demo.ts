@@ -1,0 +1,48 @@
+import type { FaxStore } from "../db/index.ts";
+import { processDocument } from "../document/index.ts";
+import { formatUtcSeconds } from "../fax/index.ts";
+import { importFaxes } from "../import/index.ts";
+import { writeFaxFiles } from "../storage/index.ts";
+import { demoFaxPdf } from "./demo-document.ts";
+
+const DEMO_FILE = new URL("../../fixtures/demo-faxes.json", import.meta.url);
+
+/** An import record without `received_at` and `file_size`, which seeding fills in. */
+interface DemoRecord extends Record<string, unknown> {
+	slug: string;
+	minutes_ago: number;
+	page_count: number | null;
+}
+
+/**
+ * Loads the demo faxes into an empty database, their times relative to now so a
+ * first run shows a list in the default 24-hour window, a removed and an expired
+ * fax. Each processed one gets a real PDF and thumbnail through the ingest
+ * pipeline, so the links of a first run work and `file_size` is true.
+ */
+export async function seedDemoFaxes(
+	store: FaxStore,
+	storageDir: string,
+	nowSeconds: number,
+): Promise<number> {
+	if (!store.isEmpty()) return 0;
+	const demo = (await Bun.file(DEMO_FILE).json()) as DemoRecord[];
+	const records = [];
+	for (const { minutes_ago, ...record } of demo) {
+		let fileSize: number | null = null;
+		if (record.page_count !== null) {
+			const processed = await processDocument(await demoFaxPdf(record.slug, record.page_count));
+			if (!processed.ok) throw new Error(`demo fax ${record.slug} cannot be processed: ${processed.reason}`);
+			await writeFaxFiles(storageDir, record.slug, processed);
+			fileSize = processed.pdf.byteLength;
+		}
+		records.push({
+			...record,
+			file_size: fileSize,
+			received_at: formatUtcSeconds(nowSeconds - minutes_ago * 60),
+		});
+	}
+	const result = importFaxes(store, records, nowSeconds);
+	if (!result.ok) throw new Error(`demo fixtures are invalid: ${result.errors.join("; ")}`);
+	return records.length;
+}

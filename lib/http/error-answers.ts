@@ -1,0 +1,39 @@
+import { Elysia } from "elysia";
+import { EMPTY_MESSAGE, JSON_TYPE } from "./json.ts";
+
+const SERVER_ERROR = '{"message":"Server Error."}';
+const UNAVAILABLE = '{"message":"Service Unavailable."}';
+
+// SQLite failing for a passing reason (disk full, an I/O error, a lock held
+// too long) is no fault of the request: 503 tells clients to retry. Anything
+// else (a corrupt file, a bug) is a 500.
+const PASSING_STORAGE_FAILURE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM)/;
+
+function isPassingStorageFailure(error: unknown): boolean {
+	const code = (error as { code?: unknown } | null)?.code;
+	return (
+		error instanceof Error &&
+		error.name === "SQLiteError" &&
+		typeof code === "string" &&
+		PASSING_STORAGE_FAILURE.test(code)
+	);
+}
+
+/** Unknown paths answer 404 `{"message":""}`; a failure while answering is a logged 503 or 500. */
+export function errorAnswers(log: (message: string) => void) {
+	return new Elysia().onError({ as: "global" }, ({ code, error, set }) => {
+		set.headers["content-type"] = JSON_TYPE;
+		if (code === "NOT_FOUND") {
+			set.status = 404;
+			return EMPTY_MESSAGE;
+		}
+		log(`request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+		if (isPassingStorageFailure(error)) {
+			set.status = 503;
+			set.headers["retry-after"] = "5";
+			return UNAVAILABLE;
+		}
+		set.status = 500;
+		return SERVER_ERROR;
+	});
+}

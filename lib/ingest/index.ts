@@ -1,0 +1,3 @@
+// `fax ingest`: a received file becomes stored files and then a listed fax.
+export { MAX_INPUT_BYTES } from "../document/index.ts";
+export { type Received, type ReceivedFile, receiveFax } from "./receive-fax.ts";

@@ -1,0 +1,181 @@
+import ipaddr from "ipaddr.js";
+import { errorMessage } from "../util/index.ts";
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+type Range<T> = [T, number];
+
+/** Resolves the rate-limit key from the TCP peer and X-Forwarded-For. */
+export type ClientKeyResolver = (peerAddress: string, forwardedFor: string | null) => string;
+
+function parseIPv4(text: string): ipaddr.IPv4 | null {
+	return ipaddr.IPv4.isValidFourPartDecimal(text) ? ipaddr.IPv4.parse(text) : null;
+}
+
+/** IPv4-mapped IPv6 comes back as its IPv4 address. */
+function parseIPv6(text: string): Address | null {
+	// ipaddr.js reads an embedded IPv4 part ("::ffff:0x7f.0.0.1") as leniently
+	// as a bare one: it must be a strict dotted quad too.
+	if (text.includes(".") && !ipaddr.IPv4.isValidFourPartDecimal(text.slice(text.lastIndexOf(":") + 1))) {
+		return null;
+	}
+	// Catching parse()'s error rather than asking isValid() first parses once, not twice.
+	let address: ipaddr.IPv6;
+	try {
+		address = ipaddr.IPv6.parse(text);
+	} catch {
+		return null;
+	}
+	return address.isIPv4MappedAddress() ? address.toIPv4Address() : address;
+}
+
+/**
+ * Parses an address strictly: dotted-quad IPv4 or IPv6, never the legacy
+ * IPv4 forms ("127.1", "0x7f.0.0.1") that ipaddr.js would also accept, so a
+ * header cannot name one address in several spellings. Returns null for
+ * anything else.
+ */
+function parseAddress(text: string): Address | null {
+	// Dispatching on ":" spares ipaddr.js's exception-driven validation of the
+	// wrong family.
+	return text.includes(":") ? parseIPv6(text) : parseIPv4(text);
+}
+
+/** Whether text from start on is a port: 1 to 5 digits, at most 65535. */
+function isPort(text: string, start: number): boolean {
+	const length = text.length - start;
+	if (length < 1 || length > 5) return false;
+	let port = 0;
+	for (let i = start; i < text.length; i++) {
+		const digit = text.charCodeAt(i) - 48;
+		if (digit < 0 || digit > 9) return false;
+		port = port * 10 + digit;
+	}
+	return port <= 65535;
+}
+
+const OPEN_BRACKET = 91;
+const COLON = 58;
+
+/**
+ * Parses one X-Forwarded-For entry: an address as parseAddress() takes it,
+ * an IPv4 address with a port ("203.0.113.7:51234") or a bracketed IPv6
+ * address with or without one ("[2001:db8::1]:443"), as some proxies write
+ * it. The port is dropped: keyed with it, every connection of one client
+ * would count apart. Returns null for anything else.
+ */
+function parseForwardedAddress(text: string): Address | null {
+	if (text.charCodeAt(0) === OPEN_BRACKET) {
+		const close = text.indexOf("]", 1);
+		if (close === -1) return null;
+		if (close + 1 < text.length && !(text.charCodeAt(close + 1) === COLON && isPort(text, close + 2))) {
+			return null;
+		}
+		const inner = text.slice(1, close);
+		// Brackets only ever hold IPv6 (RFC 3986, RFC 7239); "[203.0.113.7]" is no spelling of an address.
+		return inner.includes(":") ? parseIPv6(inner) : null;
+	}
+	const colon = text.indexOf(":");
+	if (colon === -1) return parseIPv4(text);
+	// IPv6 always has two colons or more, so a single one can only precede a port.
+	if (text.indexOf(":", colon + 1) !== -1) return parseIPv6(text);
+	return isPort(text, colon + 1) ? parseIPv4(text.slice(0, colon)) : null;
+}
+
+function parseRange(entry: string): Range<Address> {
+	if (!entry.includes("/")) {
+		const address = parseAddress(entry);
+		if (address === null) throw new Error(`not an IP address: "${entry}"`);
+		return [address, address instanceof ipaddr.IPv4 ? 32 : 128];
+	}
+	if (ipaddr.IPv4.isValidCIDRFourPartDecimal(entry)) {
+		return ipaddr.IPv4.parseCIDR(entry);
+	}
+	if (!ipaddr.IPv6.isValidCIDR(entry)) {
+		throw new Error(`not an IP address or CIDR range: "${entry}"`);
+	}
+	const [address, bits] = ipaddr.IPv6.parseCIDR(entry);
+	// Clients' IPv4-mapped addresses are matched as IPv4, so an IPv4-mapped
+	// range ("::ffff:10.0.0.0/104") must become the IPv4 range it covers.
+	if (address.isIPv4MappedAddress() && bits >= 96) {
+		return [address.toIPv4Address(), bits - 96];
+	}
+	return [address, bits];
+}
+
+/** Trusted proxy ranges, parsed once from TRUST_PROXY. */
+export interface TrustedProxies {
+	/** The entries as written, for messages and logs. */
+	entries: string[];
+	ranges: Range<Address>[];
+}
+
+/**
+ * Parses TRUST_PROXY: comma-separated IPv4/IPv6 addresses and CIDR ranges.
+ * Throws an Error naming the first bad entry.
+ */
+export function parseTrustProxy(value: string | undefined): TrustedProxies {
+	const entries = (value ?? "")
+		.split(",")
+		.map((entry) => entry.trim())
+		.filter((entry) => entry !== "");
+	const ranges = entries.map((entry) => {
+		try {
+			return parseRange(entry);
+		} catch (error) {
+			throw new Error(`TRUST_PROXY: ${errorMessage(error)}`);
+		}
+	});
+	return { entries, ranges };
+}
+
+/** IPv4 keys by address, IPv6 by its /64, since one host usually holds a whole /64. */
+function keyOf(address: Address): string {
+	if (address instanceof ipaddr.IPv4) return address.toString();
+	const parts = address.parts;
+	const network = new ipaddr.IPv6([parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0, parts[3] ?? 0, 0, 0, 0, 0]);
+	return `${network.toRFC5952String()}/64`;
+}
+
+export function createClientKeyResolver(trusted: TrustedProxies): ClientKeyResolver {
+	const v4: Range<ipaddr.IPv4>[] = [];
+	const v6: Range<ipaddr.IPv6>[] = [];
+	for (const [address, bits] of trusted.ranges) {
+		if (address instanceof ipaddr.IPv4) v4.push([address, bits]);
+		else v6.push([address, bits]);
+	}
+
+	// ipaddr.js throws when matching across families, hence one list for each.
+	const isTrusted = (address: Address): boolean => {
+		const ranges: Range<Address>[] = address instanceof ipaddr.IPv4 ? v4 : v6;
+		for (const range of ranges) if (address.match(range)) return true;
+		return false;
+	};
+
+	return (peerAddress, forwardedFor) => {
+		const peer = parseAddress(peerAddress);
+		// The socket address comes from the runtime and is always valid; should it
+		// ever not be, its raw text is still a stable per-peer key.
+		if (peer === null) return peerAddress;
+		if (forwardedFor === null || !isTrusted(peer)) return keyOf(peer);
+
+		// Walk X-Forwarded-For from the right: each trusted hop vouches for the
+		// entry to its left, and the first untrusted one is the client. A
+		// malformed entry is untrusted, so the walk ends there, but it cannot be
+		// keyed: the nearest valid hop to its right (the one that passed it on)
+		// is used, which keeps the key a real address and a forged header
+		// unable to pick arbitrary keys.
+		// Slicing from the right, rather than split(), keeps a long header from
+		// costing more than the hops actually walked.
+		let client = peer;
+		let end = forwardedFor.length;
+		for (;;) {
+			const comma = end === 0 ? -1 : forwardedFor.lastIndexOf(",", end - 1);
+			const hop = parseForwardedAddress(forwardedFor.slice(comma + 1, end).trim());
+			if (hop === null) break;
+			client = hop;
+			if (!isTrusted(hop) || comma === -1) break;
+			end = comma;
+		}
+		return keyOf(client);
+	};
+}

@@ -1,0 +1,3 @@
+// The shared fixed-window count: in Redis, in process memory, and the failover between them.
+export { createRateLimiter, type RateLimitSettings } from "./create-limiter.ts";
+export type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";

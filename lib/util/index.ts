@@ -1,0 +1,2 @@
+// Small helpers every layer may use; they depend on nothing of this project.
+export { errorMessage } from "./error-message.ts";

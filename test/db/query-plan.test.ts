@@ -1,0 +1,26 @@
+import { afterAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { LIST_SQL, openDatabase } from "../../lib/db/index.ts";
+import { makeTempDir } from "../../testkit/server.ts";
+
+const dir = makeTempDir();
+const db = openDatabase(join(dir, "plan.sqlite"));
+afterAll(() => {
+	db.close();
+	rmSync(dir, { recursive: true, force: true });
+});
+
+test("the database is in WAL mode", () => {
+	expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+});
+
+test.each(Object.entries(LIST_SQL))("the %s list query is served by an index, no scan, no sort", (_, sql) => {
+	const plan = db
+		.query(`EXPLAIN QUERY PLAN ${sql}`)
+		.all({ after: 0, limit: 20, key: "x" })
+		.map((row) => (row as { detail: string }).detail);
+	expect(plan.length).toBe(1);
+	expect(plan[0]).toMatch(/^SEARCH faxes USING INDEX faxes_by_(time|sender) \(/);
+	expect(plan.join("\n")).not.toContain("TEMP B-TREE");
+});

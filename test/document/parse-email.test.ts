@@ -1,0 +1,101 @@
+import { describe, expect, test } from "bun:test";
+import { parseFaxEmail, processDocument } from "../../lib/document/index.ts";
+import { faxTiff, latin1 } from "./make-files.ts";
+
+const FIXTURES = `${import.meta.dir}/../../fixtures/ingest`;
+
+async function fixture(name: string): Promise<Uint8Array> {
+	return new Uint8Array(await Bun.file(`${FIXTURES}/${name}`).arrayBuffer());
+}
+
+function message(parts: { headers: string[]; body: string }[]): Uint8Array {
+	const lines = [
+		"From: Fax Gateway <gateway@fax.example>",
+		"Date: Mon, 23 Nov 2026 07:00:00 -0500",
+		"Subject: Fax from +1 555 123 4567",
+		"MIME-Version: 1.0",
+		'Content-Type: multipart/mixed; boundary="b"',
+		"",
+		...parts.flatMap(({ headers, body }) => ["--b", ...headers, "", body]),
+		"--b--",
+		"",
+	];
+	return latin1(lines.join("\r\n"));
+}
+
+function base64(bytes: Uint8Array): string {
+	return Buffer.from(bytes).toString("base64").replace(/.{76}/g, "$&\r\n");
+}
+
+describe("parseFaxEmail", () => {
+	test("scan-to-email message with a PDF attachment (fixture)", async () => {
+		const email = await parseFaxEmail(await fixture("scan-to-email.eml"));
+		expect(email.sender).toBe("Scanner@Example.com");
+		expect(email.receivedAt).toEqual(new Date("2026-11-20T08:15:30Z"));
+		expect(email.attachment?.filename).toBe("scan_0001.pdf");
+		expect(email.attachment?.bytes.length).toBe(935);
+		const document = await processDocument(email.attachment?.bytes ?? new Uint8Array());
+		expect(document.ok && document.pageCount).toBe(2);
+	});
+
+	test("message without attachment (fixture)", async () => {
+		expect(await parseFaxEmail(await fixture("no-attachment.eml"))).toEqual({
+			sender: "jane@example.org",
+			receivedAt: new Date("2026-11-21T18:02:03Z"),
+			attachment: null,
+		});
+	});
+
+	test("a TIFF sent as application/octet-stream without a name is found by its bytes", async () => {
+		const tiff = await faxTiff({ pages: 2, width: 1728, height: 1143, xDpi: 204, yDpi: 98 });
+		const email = await parseFaxEmail(
+			message([
+				{ headers: ["Content-Type: text/plain"], body: "You have received a fax." },
+				{
+					headers: ["Content-Type: application/octet-stream", "Content-Transfer-Encoding: base64"],
+					body: base64(tiff),
+				},
+			]),
+		);
+		expect(email.sender).toBe("gateway@fax.example");
+		expect(email.receivedAt).toEqual(new Date("2026-11-23T12:00:00Z"));
+		expect(email.attachment?.filename).toBeNull();
+		expect(email.attachment?.bytes).toEqual(tiff);
+	});
+
+	test("the first fax document wins, other attachments are skipped", async () => {
+		const email = await parseFaxEmail(
+			message([
+				{
+					headers: ['Content-Type: text/plain; name="cover.txt"', "Content-Disposition: attachment"],
+					body: "Cover page",
+				},
+				{
+					headers: [
+						'Content-Type: application/octet-stream; name="logo.bin"',
+						"Content-Transfer-Encoding: base64",
+					],
+					body: base64(latin1("not a document")),
+				},
+				{
+					headers: [
+						'Content-Type: application/octet-stream; name="FAX_0042.TIF"',
+						"Content-Transfer-Encoding: base64",
+					],
+					body: base64(latin1("II*\u0000first")),
+				},
+				{
+					headers: ['Content-Type: application/pdf; name="second.pdf"', "Content-Transfer-Encoding: base64"],
+					body: base64(latin1("%PDF-second")),
+				},
+			]),
+		);
+		expect(email.attachment?.filename).toBe("FAX_0042.TIF");
+		expect(email.attachment?.bytes).toEqual(latin1("II*\u0000first"));
+	});
+
+	test("sender and date missing or unreadable", async () => {
+		const email = await parseFaxEmail(latin1("Subject: hello\r\nDate: yesterday\r\n\r\nbody\r\n"));
+		expect(email).toEqual({ sender: null, receivedAt: null, attachment: null });
+	});
+});

@@ -1,0 +1,25 @@
+import { Database } from "bun:sqlite";
+import { afterEach, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../../testkit/server.ts";
+
+let server: TestServer | undefined;
+afterEach(() => server?.stop());
+
+function expectJsonError(response: Response) {
+	expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+	expect(response.headers.get("cache-control")).toBe("no-store, private");
+	expect(response.headers.get("access-control-allow-origin")).toBe("*");
+}
+
+test("an unexpected storage error answers 500 with a JSON body and is logged", async () => {
+	const logged: string[] = [];
+	server = await startTestServer({ log: (line) => logged.push(line) });
+	const other = new Database(server.databasePath);
+	other.exec("DROP TABLE faxes");
+	other.close();
+	const response = await server.request("/api/faxes");
+	expect(response.status).toBe(500);
+	expectJsonError(response);
+	expect(await response.json()).toEqual({ message: "Server Error." });
+	expect(logged.some((line) => line.includes("no such table: faxes"))).toBe(true);
+});

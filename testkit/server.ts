@@ -1,0 +1,120 @@
+import { afterEach } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../lib/config.ts";
+import { FaxStore, openDatabase } from "../lib/db/index.ts";
+import { importFaxes } from "../lib/import/index.ts";
+import { type RunningServer, startServer } from "../lib/server.ts";
+
+export interface TestServer extends RunningServer {
+	baseUrl: string;
+	dir: string;
+	databasePath: string;
+	storageDir: string;
+	/** Environment that points the operator CLI at this server's database and storage. */
+	env: Record<string, string>;
+	/** GET (or another method) relative to the server; a test User-Agent unless one is given. */
+	request(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export interface TestServerOptions {
+	env?: Record<string, string>;
+	/** Records in the `fax import` format, imported before the server starts. */
+	faxes?: unknown[];
+	/** Milliseconds since the epoch; pins the request time. */
+	clock?: () => number;
+	log?: (message: string) => void;
+}
+
+/** A fresh temp directory with its own SQLite file and storage, removed on stop. */
+export function makeTempDir(): string {
+	return mkdtempSync(join(tmpdir(), "testfax-"));
+}
+
+/** Starts the real server on an ephemeral loopback port with its own SQLite file. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+	const dir = makeTempDir();
+	const env: Record<string, string> = {
+		PORT: "0",
+		HOST: "127.0.0.1",
+		DATABASE_PATH: join(dir, "faxes.sqlite"),
+		STORAGE_DIR: join(dir, "storage"),
+		CDN_BASE_URL: "https://cdn.test.example",
+		SITE_BASE_URL: "https://site.test.example",
+		SEED_DEMO: "0",
+		RATE_LIMIT_PER_MINUTE: "1000000",
+		PURGE_INTERVAL: "0",
+		...options.env,
+	};
+	const config = loadConfig(env);
+	const clock = options.clock ?? Date.now;
+	if (options.faxes) {
+		const db = openDatabase(config.databasePath);
+		const result = importFaxes(new FaxStore(db), options.faxes, Math.floor(clock() / 1000));
+		db.close();
+		if (!result.ok) throw new Error(`test fixtures are invalid: ${result.errors.join("; ")}`);
+	}
+	const server = await startServer(config, { clock, log: options.log ?? (() => {}) });
+	const baseUrl = `http://127.0.0.1:${server.port}`;
+	return {
+		...server,
+		baseUrl,
+		dir,
+		databasePath: config.databasePath,
+		storageDir: config.storageDir,
+		env: {
+			DATABASE_PATH: config.databasePath,
+			STORAGE_DIR: config.storageDir,
+			CDN_BASE_URL: config.cdnBaseUrl,
+			SITE_BASE_URL: config.siteBaseUrl,
+			SEED_DEMO: "0",
+		},
+		request(path, init = {}) {
+			const headers = new Headers(init.headers);
+			if (!headers.has("user-agent")) headers.set("user-agent", "testfax-tests/1.0");
+			return fetch(`${baseUrl}${path}`, { ...init, headers });
+		},
+		async stop() {
+			await server.stop();
+			rmSync(dir, { recursive: true, force: true });
+		},
+	};
+}
+
+/**
+ * For tests that start servers of their own: returns the start function; every
+ * server it started is stopped after each test.
+ */
+export function useTestServers(): (options?: TestServerOptions) => Promise<TestServer> {
+	const running: TestServer[] = [];
+	afterEach(async () => {
+		await Promise.all(running.splice(0).map((server) => server.stop()));
+	});
+	return async (options) => {
+		const server = await startTestServer(options);
+		running.push(server);
+		return server;
+	};
+}
+
+/** Runs `bun bin/fax.ts ...args` as operators do; returns exit code and output. */
+export async function runFax(
+	args: string[],
+	env: Record<string, string>,
+	stdin?: Uint8Array | string | Blob,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+	const child = Bun.spawn([process.execPath, "bin/fax.ts", ...args], {
+		cwd: join(import.meta.dir, ".."),
+		env: { PATH: process.env.PATH ?? "", ...env },
+		stdin: stdin === undefined ? "ignore" : stdin instanceof Blob ? stdin : new Blob([stdin]),
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	const [stdout, stderr, code] = await Promise.all([
+		new Response(child.stdout).text(),
+		new Response(child.stderr).text(),
+		child.exited,
+	]);
+	return { code, stdout, stderr };
+}
