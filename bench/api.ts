@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { FaxStore, openDatabase } from "../lib/db/index.ts";
 import { importFaxes } from "../lib/import/index.ts";
 import { startRedisServer } from "../testkit/redis-server.ts";
+import { startServerProcess } from "../testkit/server-process.ts";
 import { type LoadResult, runLoad } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -36,22 +37,9 @@ function records(count: number, spreadSeconds: number) {
 const children: Bun.Subprocess[] = [];
 
 async function spawnListening(script: string, env: Record<string, string>) {
-	const child = Bun.spawn([process.execPath, script], {
-		cwd: root,
-		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
-		stdout: "ignore",
-		stderr: "pipe",
-	});
-	children.push(child);
-	const reader = child.stderr.getReader();
-	let log = "";
-	while (!log.includes("listening on")) {
-		const { value, done } = await reader.read();
-		if (done) throw new Error(`${script} exited: ${log}`);
-		log += new TextDecoder().decode(value);
-	}
-	reader.releaseLock();
-	return { child, url: /listening on (\S+)/.exec(log)?.[1] ?? "" };
+	const started = await startServerProcess(env, { script });
+	children.push(started.child);
+	return started;
 }
 
 async function rssMiB(pid: number): Promise<number> {

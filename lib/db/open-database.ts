@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { errorMessage } from "../util/index.ts";
 
 // Live faxes only; a removed or purged fax leaves its slug in removed_faxes so it
 // answers 410 and is never reused. received_at is Unix seconds: every comparison
@@ -32,8 +33,9 @@ function open(path: string): Database {
 		if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
 		return new Database(path, { create: true, strict: true });
 	} catch (error) {
-		const reason = error instanceof Error ? error.message : String(error);
-		throw new DatabaseOpenError(`cannot open the database at ${path} (DATABASE_PATH): ${reason}`);
+		throw new DatabaseOpenError(
+			`cannot open the database at ${path} (DATABASE_PATH): ${errorMessage(error)}`,
+		);
 	}
 }
 

@@ -1,3 +1,4 @@
+import { errorMessage } from "../util/index.ts";
 import type { MemoryWindowLimiter } from "./memory-window.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
 
@@ -76,7 +77,7 @@ export class FailoverLimiter implements RateLimiter {
 		} catch (error) {
 			if (isProbe) this.probing = false;
 			this.retryAt = Date.now() + this.retryDelayMs;
-			this.fallBack(error instanceof Error ? error.message : String(error));
+			this.fallBack(errorMessage(error));
 			return this.memory.hit(key);
 		}
 	}

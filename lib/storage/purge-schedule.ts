@@ -1,4 +1,5 @@
 import type { FaxStore } from "../db/index.ts";
+import { errorMessage } from "../util/index.ts";
 import { purgeExpired } from "./purge.ts";
 
 /**
@@ -21,9 +22,7 @@ export function schedulePurge(
 			const slugs = await purgeExpired(store, storageDir, Math.floor(options.clock() / 1000));
 			if (slugs.length > 0) options.log(`purge: removed ${slugs.length} faxes past retention`);
 		} catch (error) {
-			options.log(
-				`purge failed, retrying in ${intervalSeconds} s: ${error instanceof Error ? error.message : error}`,
-			);
+			options.log(`purge failed, retrying in ${intervalSeconds} s: ${errorMessage(error)}`);
 		} finally {
 			running = false;
 		}

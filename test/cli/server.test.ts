@@ -2,34 +2,10 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../../testkit/server.ts";
+import { spawnServer, startServerProcess } from "../../testkit/server-process.ts";
 
 const dir = makeTempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const root = join(import.meta.dir, "../..");
-
-function spawnServer(env: Record<string, string>) {
-	return Bun.spawn([process.execPath, "bin/server.ts"], {
-		cwd: root,
-		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
-		stdout: "pipe",
-		stderr: "pipe",
-	});
-}
-
-/** Starts bin/server.ts as `npm start` does and reads the address it announces. */
-async function startServerProcess(env: Record<string, string>) {
-	const child = spawnServer(env);
-	const reader = child.stderr.getReader();
-	let log = "";
-	while (!log.includes("listening on")) {
-		const { value, done } = await reader.read();
-		if (done) throw new Error(`server exited: ${log}`);
-		log += new TextDecoder().decode(value);
-	}
-	const url = /listening on (\S+)/.exec(log)?.[1] ?? "";
-	return { child, url, log };
-}
-
 test.each([
 	["PORT", "70000", 'PORT must be an integer from 0 to 65535, got "70000"'],
 	["RATE_LIMIT_PER_MINUTE", "0", 'RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, got "0"'],
@@ -38,7 +14,7 @@ test.each([
 	["REDIS_URL", "localhost:6379", 'REDIS_URL must be a redis:// or rediss:// URL, got "localhost:6379"'],
 	["TRUST_PROXY", "10.0.0.0/33", "TRUST_PROXY"],
 ])("a bad %s stops the server with exit 2 and a message naming it", async (name, value, message) => {
-	const child = spawnServer({ DATABASE_PATH: join(dir, "bad.sqlite"), [name]: value });
+	const child = spawnServer({ DATABASE_PATH: join(dir, "bad.sqlite"), [name]: value }, { stdout: "pipe" });
 	const [code, stderr, stdout] = await Promise.all([
 		child.exited,
 		new Response(child.stderr).text(),

@@ -1,29 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
-import { type RedisServer, startRedisServer } from "../../../testkit/redis-server.ts";
+import { startRedisServer } from "../../../testkit/redis-server.ts";
 import type { TestServer } from "../../../testkit/server.ts";
+import { useRedisServer } from "../../../testkit/use-redis.ts";
 import { type Answer, allowed, answerOf, defineRateLimitSuite, from, send, useServers } from "./suite.ts";
 
-let redis: RedisServer;
-let checker: Redis;
-
-beforeAll(async () => {
-	redis = await startRedisServer();
-	checker = new Redis(redis.url, { maxRetriesPerRequest: 0 });
-	checker.on("error", () => {});
-});
-
-afterAll(async () => {
-	checker.disconnect();
-	await redis.close();
-});
+const redis = useRedisServer();
 
 function newPrefix(): string {
 	return `test:http:${crypto.randomUUID()}:`;
 }
 
 function redisEnv(prefix = newPrefix()): Record<string, string> {
-	return { REDIS_URL: redis.url, RATE_LIMIT_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: "60" };
+	return { REDIS_URL: redis.server.url, RATE_LIMIT_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: "60" };
 }
 
 defineRateLimitSuite({ name: "Redis", env: () => redisEnv() });
@@ -71,16 +60,16 @@ describe("rate limit over HTTP, Redis only", () => {
 		});
 		await v6.arrayBuffer();
 
-		const keys = (await checker.keys(`${prefix}*`)).sort();
+		const keys = (await redis.checker.keys(`${prefix}*`)).sort();
 		expect(keys).toEqual([
 			`${prefix}127.0.0.1`,
 			`${prefix}2001:db8:1:2::/64`,
 			`${prefix}203.0.113.7`,
 			`${prefix}::/64`,
 		]);
-		expect(await checker.mget(keys)).toEqual(["2", "2", "1", "1"]);
+		expect(await redis.checker.mget(keys)).toEqual(["2", "2", "1", "1"]);
 		for (const key of keys) {
-			const ttl = await checker.pttl(key);
+			const ttl = await redis.checker.pttl(key);
 			expect(ttl).toBeGreaterThan(59_000);
 			expect(ttl).toBeLessThanOrEqual(60_000);
 		}
@@ -106,7 +95,7 @@ describe("rate limit over HTTP, Redis only", () => {
 		]);
 		// Both instances read the window's end from the one Redis key.
 		expect(refused[0]?.reset).toBe(refused[1]?.reset ?? "");
-		expect(await checker.get(`${env.RATE_LIMIT_PREFIX}127.0.0.1`)).toBe("62");
+		expect(await redis.checker.get(`${env.RATE_LIMIT_PREFIX}127.0.0.1`)).toBe("62");
 	});
 
 	test("a different RATE_LIMIT_PREFIX keeps deployments on one Redis apart", async () => {
@@ -129,7 +118,7 @@ describe("rate limit over HTTP, Redis only", () => {
 	});
 
 	test("Redis stopped mid-run: answers come from memory at once; restarted: counting goes back to Redis", async () => {
-		// A Redis of its own: stopping the shared one would disturb the other tests' checker.
+		// A Redis of its own: stopping the shared one would disturb the other tests' redis.checker.
 		const outage = await startRedisServer();
 		const watcher = new Redis(outage.url);
 		watcher.on("error", () => {});
@@ -208,7 +197,7 @@ describe("rate limit over HTTP, Redis only", () => {
 		expect(await send(server, "/api/faxes")).toEqual(allowed(59));
 
 		// CLIENT PAUSE holds every client's commands, so the server's script call times out.
-		await checker.call("CLIENT", "PAUSE", "400", "ALL");
+		await redis.checker.call("CLIENT", "PAUSE", "400", "ALL");
 		const slow = [await timedSend(server), await timedSend(server)];
 		expect(slow).toEqual([allowed(59), allowed(58)]);
 		expect(logs).toHaveLength(1);
@@ -228,7 +217,7 @@ describe("rate limit over HTTP, Redis only", () => {
 		expect(logs[1]).toBe(BACK);
 		// Redis ran the timed-out call once the pause ended, so that request
 		// counts in both stores: 1 before, 1 timed out, 1 now.
-		expect(await checker.get(key)).toBe("3");
+		expect(await redis.checker.get(key)).toBe("3");
 		const memoryCounted = after.length - 1;
 		expect(after).toEqual([...Array.from({ length: memoryCounted }, (_, i) => allowed(57 - i)), allowed(57)]);
 	});

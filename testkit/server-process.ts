@@ -1,0 +1,37 @@
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+
+export interface ServerProcessOptions {
+	/** The script to run; `bin/server.ts`, as `npm start` does, unless named. */
+	script?: string;
+	/** "ignore" unless the caller reads it: a full pipe nobody reads would stall the server. */
+	stdout?: "pipe" | "ignore";
+}
+
+/** Runs a server script of this project on a free loopback port. */
+export function spawnServer(env: Record<string, string>, options: ServerProcessOptions = {}) {
+	return Bun.spawn([process.execPath, options.script ?? "bin/server.ts"], {
+		cwd: ROOT,
+		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
+		stdout: options.stdout ?? "ignore",
+		stderr: "pipe",
+	});
+}
+
+/** Starts a server script and waits for the address it announces on standard error. */
+export async function startServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}) {
+	const script = options.script ?? "bin/server.ts";
+	const child = spawnServer(env, options);
+	const reader = child.stderr.getReader();
+	const decoder = new TextDecoder();
+	let log = "";
+	while (!log.includes("listening on")) {
+		const { value, done } = await reader.read();
+		if (done) throw new Error(`${script} exited: ${log}`);
+		log += decoder.decode(value, { stream: true });
+	}
+	reader.releaseLock();
+	const url = /listening on (\S+)/.exec(log)?.[1] ?? "";
+	return { child, url, log };
+}
