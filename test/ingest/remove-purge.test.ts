@@ -94,10 +94,12 @@ describe("fax purge", () => {
 			const slug = result.stdout.trim();
 			const paths = join(own.storageDir, "faxes", `${slug}.pdf`);
 			expect(existsSync(paths)).toBe(true);
+			// The purge logs its line after both files are gone, so the line is what to wait for.
+			const done = "purge: removed 1 faxes past retention";
 			const deadline = Date.now() + 5000;
-			while (existsSync(paths) && Date.now() < deadline) await Bun.sleep(50);
+			while (!lines.includes(done) && Date.now() < deadline) await Bun.sleep(50);
+			expect(lines).toContain(done);
 			expect(existsSync(paths)).toBe(false);
-			expect(lines).toContain("purge: removed 1 faxes past retention");
 			expect((await own.request(`/api/faxes/${slug}`)).status).toBe(410);
 		} finally {
 			await own.stop();
