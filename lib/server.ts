@@ -5,6 +5,7 @@ import { createFaxJson, createFaxPresenter } from "./fax/index.ts";
 import { createApp } from "./http/index.ts";
 import { createClientKeyResolver } from "./net/index.ts";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/index.ts";
+import { RecentFaxes } from "./recent/index.ts";
 import { schedulePurge } from "./storage/index.ts";
 import { errorMessage } from "./util/index.ts";
 
@@ -45,6 +46,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 	try {
 		const seeded = await seedIfEmpty(store, config, Math.floor(clock() / 1000));
 		if (seeded > 0) log(`loaded ${seeded} demo faxes into the empty database`);
+		const faxes = new RecentFaxes(
+			store,
+			createFaxJson(createFaxPresenter(config)),
+			Math.floor(clock() / 1000),
+		);
 		limiter = await createRateLimiter(
 			{
 				limit: config.rateLimitPerWindow,
@@ -59,7 +65,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 			routes: ROUTE_FILES,
 			services: {
 				store,
-				faxJson: createFaxJson(createFaxPresenter(config)),
+				faxes,
 				storageDir: config.storageDir,
 			},
 			limiter,

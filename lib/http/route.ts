@@ -1,13 +1,13 @@
 import type { StaticDecode, TObject } from "@sinclair/typebox";
 import type { FaxStore } from "../db/index.ts";
-import type { FaxRow } from "../fax/index.ts";
+import type { RecentFaxes } from "../recent/index.ts";
 import { createQueryValidator } from "./query.ts";
 
 /** What a handler may use. */
 export interface RouteServices {
 	store: FaxStore;
-	/** The JSON text of a fax as the API shows it. */
-	faxJson: (row: FaxRow) => string;
+	/** The faxes as the API answers them: the newest from memory, older ones from SQLite. */
+	faxes: RecentFaxes;
 	/** Where the PDFs and thumbnails are. */
 	storageDir: string;
 }

@@ -1,3 +1,4 @@
 // The shared fixed-window count: in Redis, in process memory, and the failover between them.
 export { createRateLimiter, type RateLimitSettings } from "./create-limiter.ts";
 export type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
+export { HIT_SCRIPT } from "./redis-window.ts";

@@ -41,10 +41,10 @@ function senderFilter(from: string | undefined): SenderFilter {
 /** GET /api/faxes: newest first, never older than the retention period. */
 export const route = defineEndpoint({
 	query,
-	get({ query, now }, { store, faxJson }) {
+	get({ query, now }, { faxes }) {
 		const since = query.since ?? now - DEFAULT_WINDOW_SECONDS;
 		const after = Math.max(since, retentionCutoff(now) - 1);
-		const rows = store.list({ after, sender: senderFilter(query.from), limit: query.limit ?? DEFAULT_LIMIT });
-		return { status: 200, body: `[${rows.map(faxJson).join(",")}]` };
+		const sender = senderFilter(query.from);
+		return { status: 200, body: faxes.list({ after, sender, limit: query.limit ?? DEFAULT_LIMIT }, now) };
 	},
 });
