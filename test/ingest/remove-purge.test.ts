@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { captureLog } from "../../testkit/log.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
 import { textPdf } from "../document/make-files.ts";
 
@@ -84,8 +85,8 @@ describe("fax purge", () => {
 	});
 
 	test("the server purges by itself every PURGE_INTERVAL", async () => {
-		const lines: string[] = [];
-		const own = await startTestServer({ env: { PURGE_INTERVAL: "1" }, log: (line) => lines.push(line) });
+		const { logger, lines } = captureLog();
+		const own = await startTestServer({ env: { PURGE_INTERVAL: "1" }, logger });
 		try {
 			const result = await runFax(
 				["ingest", pdfPath, "--source", "phone", "--received-at", isoDaysAgo(31)],
@@ -97,7 +98,10 @@ describe("fax purge", () => {
 			const deadline = Date.now() + 5000;
 			while (existsSync(paths) && Date.now() < deadline) await Bun.sleep(50);
 			expect(existsSync(paths)).toBe(false);
-			expect(lines).toContain("purge: removed 1 faxes past retention");
+			expect(lines.map((line) => [line.msg, line.removed])).toContainEqual([
+				"purge: removed faxes past retention",
+				1,
+			]);
 			expect((await own.request(`/api/faxes/${slug}`)).status).toBe(410);
 		} finally {
 			await own.stop();
