@@ -25,17 +25,20 @@ try {
 		}
 		stopping = true;
 		server.stop().then((drained) => {
-			logger.info(
-				{
-					signal,
-					in_flight: drained.inFlight,
-					cut: drained.cut,
-					duration_ms: Math.round(drained.durationMs),
-				},
-				drained.cut === 0
-					? "shutdown: every accepted request answered; Redis and the database closed"
-					: "shutdown: drain timeout (SHUTDOWN_TIMEOUT_SECONDS) reached, open requests cut; Redis and the database closed",
-			);
+			const fields = {
+				signal,
+				in_flight: drained.inFlight,
+				cut: drained.cut,
+				duration_ms: Math.round(drained.durationMs),
+			};
+			if (drained.cut === 0) {
+				logger.info(fields, "shutdown: every accepted request answered; Redis and the database closed");
+			} else {
+				logger.warn(
+					fields,
+					"shutdown: SHUTDOWN_TIMEOUT_SECONDS reached, open requests cut; Redis and the database closed",
+				);
+			}
 			process.exit(0);
 		});
 	};

@@ -13,7 +13,7 @@ export type LogDestination = pino.DestinationStream;
 export async function standardOutput(): Promise<LogDestination> {
 	if (!process.stdout.isTTY) return pino.destination({ dest: 1, sync: true });
 	const { default: pretty } = await import("pino-pretty");
-	return pretty({ colorize: true, sync: true, translateTime: "SYS:HH:MM:ss.l" });
+	return pretty({ colorize: true, singleLine: true, sync: true, translateTime: "SYS:HH:MM:ss.l" });
 }
 
 /** The one logger of a process: access lines, start-up, shutdown, Redis switches, purges, errors. */
