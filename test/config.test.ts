@@ -6,6 +6,11 @@ type Env = Record<string, string | undefined>;
 const DEFAULTS: Config = {
 	port: 3000,
 	host: "0.0.0.0",
+	reusePort: false,
+	adminPort: 3001,
+	adminHost: "127.0.0.1",
+	logLevel: "info",
+	shutdownTimeoutSeconds: 10,
 	databasePath: "data/faxes.sqlite",
 	storageDir: "data/storage",
 	cdnBaseUrl: "http://localhost:3000/cdn",
@@ -41,7 +46,7 @@ describe("defaults", () => {
 	});
 
 	test("unrelated variables change nothing", () => {
-		expect(loadConfig({ PATH: "/usr/bin", NODE_ENV: "production", port: "1" })).toEqual(DEFAULTS);
+		expect(loadConfig({ PATH: "/usr/bin", NODE_ENV: "development", port: "1" })).toEqual(DEFAULTS);
 	});
 
 	test("the default base URLs follow PORT", () => {
@@ -100,6 +105,11 @@ describe("values", () => {
 		).toEqual({
 			port: 8443,
 			host: "::",
+			reusePort: false,
+			adminPort: 3001,
+			adminHost: "127.0.0.1",
+			logLevel: "info",
+			shutdownTimeoutSeconds: 10,
 			databasePath: "/var/lib/testfax/faxes.sqlite",
 			storageDir: "/var/lib/testfax/storage",
 			cdnBaseUrl: "https://cdn.example.com/files",

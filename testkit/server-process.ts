@@ -13,7 +13,7 @@ export interface ServerProcessOptions {
 export function spawnServer(env: Record<string, string>, options: ServerProcessOptions = {}) {
 	return Bun.spawn([process.execPath, options.script ?? "bin/server.ts"], {
 		cwd: ROOT,
-		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
+		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0", ...env },
 		stdout: options.stdout ?? "ignore",
 		stderr: "pipe",
 	});
@@ -33,5 +33,6 @@ export async function startServerProcess(env: Record<string, string>, options: S
 	}
 	reader.releaseLock();
 	const url = /listening on (\S+)/.exec(log)?.[1] ?? "";
-	return { child, url, log };
+	const adminUrl = /\(admin (\S+)\)/.exec(log)?.[1] ?? "";
+	return { child, url, adminUrl, log };
 }

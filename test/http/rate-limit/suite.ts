@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { faxRecord } from "../../../testkit/fixtures.ts";
+import { captureLog, eventsOf, type LogLine } from "../../../testkit/log.ts";
 import { type TestServer, useTestServers } from "../../../testkit/server.ts";
 
 /** A rate-limit backend as the HTTP suite sees it: the environment that selects it. */
@@ -56,7 +57,7 @@ export function uncounted(status: number): Answer {
 
 export interface Servers {
 	/** Starts a server with the given environment; it logs into `logs` and is stopped after the test. */
-	start(env: Record<string, string>, logs?: string[]): Promise<TestServer>;
+	start(env: Record<string, string>, logs?: LogLine[]): Promise<TestServer>;
 }
 
 /** Servers started by a test are stopped after it, also when it failed. */
@@ -70,7 +71,7 @@ export function useServers(): Servers {
 					faxRecord({ slug: LIVE, received_at: minuteAgo() }),
 					faxRecord({ slug: GONE, received_at: minuteAgo(), removed: true }),
 				],
-				log: (line) => logs.push(line),
+				logger: captureLog("info", logs).logger,
 			}),
 	};
 }
@@ -107,14 +108,15 @@ async function sleepUntil(timeMs: number): Promise<void> {
 export function defineRateLimitSuite(backend: RateLimitBackend): void {
 	describe(`rate limit over HTTP, ${backend.name} backend`, () => {
 		const servers = useServers();
-		let logs: string[] = [];
+		let logs: LogLine[] = [];
 
-		// Nothing in this suite disturbs the backend, so any log line (a switch
-		// to the in-process window above all) means it did not count where it should.
+		// Nothing in this suite disturbs the backend, so any log line but the
+		// access lines (a switch to the in-process window above all) means it
+		// did not count where it should.
 		afterEach(() => {
 			const logged = logs;
 			logs = [];
-			expect(logged).toEqual([]);
+			expect(eventsOf(logged)).toEqual([]);
 		});
 
 		const start = (env: Record<string, string> = {}) =>
