@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { errorMessage } from "../util/index.ts";
+import { upgradeDatabase } from "./upgrade.ts";
 
 // Live faxes only; a removed or purged fax leaves its slug in removed_faxes so it
 // answers 410 and is never reused. received_at is Unix seconds: every comparison
@@ -48,5 +49,6 @@ export function openDatabase(path: string): Database {
 	db.exec("PRAGMA journal_mode = WAL");
 	db.exec("PRAGMA synchronous = NORMAL");
 	db.exec(SCHEMA);
+	upgradeDatabase(db);
 	return db;
 }
