@@ -281,6 +281,32 @@ export function defineRateLimitSuite(backend: RateLimitBackend): void {
 			expect(answers).toEqual([allowed(59), allowed(58), allowed(57), allowed(59)]);
 		});
 
+		test("every spelling of one IPv4 address, IPv4-compatible and IPv4-mapped, shares one count", async () => {
+			const server = await start({ TRUST_PROXY: "127.0.0.1, ::10.0.0.0/104" });
+			const spellings = [
+				"203.0.113.7",
+				"::203.0.113.7",
+				"0:0:0:0:0:0:203.0.113.7",
+				"::cb00:7107",
+				"::CB00:7107",
+				"0000:0000:0000:0000:0000:0000:cb00:7107",
+				"[::203.0.113.7]:443",
+				"::ffff:203.0.113.7",
+				"0:0:0:0:0:ffff:203.0.113.7",
+				"::ffff:cb00:7107",
+				"[::ffff:cb00:7107]",
+				// A trusted proxy written IPv4-compatible in TRUST_PROXY vouches for the client left of it.
+				"203.0.113.7, 10.1.2.3",
+			];
+			const answers = [];
+			for (const spelling of spellings) answers.push(await send(server, "/api/faxes", from(spelling)));
+			expect(answers).toEqual(spellings.map((_, i) => allowed(59 - i)));
+			// The IPv6 loopback and unspecified address are no IPv4 addresses: they stay in ::/64.
+			expect(await send(server, "/api/faxes", from("::1"))).toEqual(allowed(59));
+			expect(await send(server, "/api/faxes", from("::"))).toEqual(allowed(58));
+			expect(await send(server, "/api/faxes", from("::0.0.0.2"))).toEqual(allowed(57));
+		});
+
 		test("behind trusted proxies the right-most untrusted X-Forwarded-For entry is the client", async () => {
 			const server = await start({ TRUST_PROXY: "127.0.0.1, 10.0.0.0/8" });
 			const answers = [
