@@ -2,7 +2,9 @@
  * `bun run bench`: the service against a bare Bun.serve baseline answering the
  * same bytes, on this machine, side by side. Prints requests per second,
  * latency and memory of each, and the service's ratio to the baseline; then the
- * time of `fax import` of 1,000,000 records against raw SQLite inserts.
+ * time of `fax import` of 1,000,000 records against raw SQLite inserts. The
+ * service logs at LOG_LEVEL=info into a file, as in a container; the cost of
+ * that log is measured against the same service at LOG_LEVEL=silent.
  * Options (environment): BENCH_SECONDS (5), BENCH_CONNECTIONS (32), BENCH_FAXES (200000).
  */
 import { rmSync } from "node:fs";
@@ -36,8 +38,8 @@ function records(count: number, spreadSeconds: number) {
 
 const children: Bun.Subprocess[] = [];
 
-async function spawnListening(script: string, env: Record<string, string>) {
-	const started = await startServerProcess(env, { script });
+async function spawnListening(script: string, env: Record<string, string>, logFile?: string) {
+	const started = await startServerProcess(env, { script, logFile });
 	children.push(started.child);
 	return started;
 }
@@ -72,7 +74,8 @@ async function benchHttp(): Promise<void> {
 		RATE_LIMIT_PER_MINUTE: "1000000000",
 		PURGE_INTERVAL: "0",
 	};
-	const service = await spawnListening("bin/server.ts", env);
+	const logFile = join(dir, "access.log");
+	const service = await spawnListening("bin/server.ts", { ...env, LOG_LEVEL: "info" }, logFile);
 	const sample = await (
 		await fetch(`${service.url}/api/faxes`, { headers: { "user-agent": "bench" } })
 	).text();
@@ -107,6 +110,7 @@ async function benchHttp(): Promise<void> {
 			),
 		);
 	}
+	await benchLogging(service.url, { ...env, LOG_LEVEL: "silent" }, baseline, logFile);
 	const serviceRss = await rssMiB(service.child.pid);
 	const baselineRss = await rssMiB(baselineServer.child.pid);
 	console.log(
@@ -127,6 +131,37 @@ async function benchHttp(): Promise<void> {
 	} finally {
 		await redis.close();
 	}
+}
+
+/**
+ * The access log's cost: the default list against the same service with
+ * LOG_LEVEL=silent, in alternating rounds so that the shared machine's drift
+ * falls on both alike.
+ */
+async function benchLogging(
+	loggingUrl: string,
+	silentEnv: Record<string, string>,
+	baseline: LoadResult,
+	logFile: string,
+): Promise<void> {
+	const silent = await spawnListening("bin/server.ts", silentEnv);
+	const rounds = 3;
+	let logged = 0;
+	let quiet = 0;
+	console.log("");
+	for (let round = 0; round < rounds; round++) {
+		const withLog = await runLoad([`${loggingUrl}/api/faxes`], SECONDS, CONNECTIONS);
+		const withoutLog = await runLoad([`${silent.url}/api/faxes`], SECONDS, CONNECTIONS);
+		console.log(row("GET /api/faxes, LOG_LEVEL=info", withLog, baseline));
+		console.log(row("GET /api/faxes, LOG_LEVEL=silent", withoutLog, baseline));
+		logged += withLog.perSecond;
+		quiet += withoutLog.perSecond;
+	}
+	const lines = (await Bun.file(logFile).text()).split("\n").length - 1;
+	console.log(
+		`logging cost: LOG_LEVEL=info serves ${(logged / quiet).toFixed(3)}× the requests of LOG_LEVEL=silent (${rounds} alternating rounds; ${lines} lines written to a file)`,
+	);
+	silent.child.kill();
 }
 
 async function benchImport(): Promise<void> {
