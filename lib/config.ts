@@ -22,6 +22,8 @@ export interface Config {
 	logLevel: LogLevel;
 	/** Longest wait for answers already accepted when the server is told to stop. */
 	shutdownTimeoutSeconds: number;
+	/** How long the server keeps accepting after readiness turned 503, for balancers that route by readiness. */
+	shutdownDelaySeconds: number;
 	databasePath: string;
 	storageDir: string;
 	cdnBaseUrl: string;
@@ -112,6 +114,7 @@ export function loadConfig(env: Env): Config {
 		adminHost: value(env, "ADMIN_HOST") ?? "127.0.0.1",
 		logLevel: logLevel(env),
 		shutdownTimeoutSeconds: integer(env, "SHUTDOWN_TIMEOUT_SECONDS", 10, 1, 3600),
+		shutdownDelaySeconds: integer(env, "SHUTDOWN_DELAY_SECONDS", 0, 0, 3600),
 		databasePath: value(env, "DATABASE_PATH") ?? "data/faxes.sqlite",
 		storageDir: value(env, "STORAGE_DIR") ?? "data/storage",
 		cdnBaseUrl: baseUrl(env, "CDN_BASE_URL", `${localBase}/cdn`),

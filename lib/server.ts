@@ -19,7 +19,7 @@ export interface ServerOptions {
 
 /** How a shutdown went. */
 export interface Drained {
-	/** Requests being answered when the drain began. */
+	/** Requests being answered when the listener closed. */
 	inFlight: number;
 	/** Requests still open when the drain timeout ended them. */
 	cut: number;
@@ -33,9 +33,10 @@ export interface RunningServer {
 	adminUrl: string;
 	adminPort: number;
 	/**
-	 * Stops accepting, reports not ready, answers every request already
-	 * accepted (at most SHUTDOWN_TIMEOUT_SECONDS, then cuts the rest), and
-	 * closes Redis and the database. Calling it again returns the same drain.
+	 * Reports not ready at once, keeps accepting for SHUTDOWN_DELAY_SECONDS,
+	 * then stops accepting, answers every request already accepted (at most
+	 * SHUTDOWN_TIMEOUT_SECONDS, then cuts the rest), and closes Redis and the
+	 * database. Calling it again returns the same drain.
 	 */
 	stop(): Promise<Drained>;
 }
@@ -141,6 +142,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			draining = true;
 			stopPurge();
 			const began = performance.now();
+			if (config.shutdownDelaySeconds > 0) await Bun.sleep(config.shutdownDelaySeconds * 1000);
 			const inFlight = server?.pendingRequests ?? 0;
 			let timer: Timer | undefined;
 			const timedOut = new Promise<"timeout">((resolve) => {

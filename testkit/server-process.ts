@@ -7,6 +7,8 @@ export interface ServerProcessOptions {
 	script?: string;
 	/** "ignore" unless the caller reads it: a full pipe nobody reads would stall the server. */
 	stdout?: "pipe" | "ignore";
+	/** Standard output goes to this file instead, as a container runtime keeps the log. */
+	logFile?: string;
 }
 
 /** Runs a server script of this project on a free loopback port. */
@@ -14,7 +16,10 @@ export function spawnServer(env: Record<string, string>, options: ServerProcessO
 	return Bun.spawn([process.execPath, options.script ?? "bin/server.ts"], {
 		cwd: ROOT,
 		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0", ...env },
-		stdout: options.stdout ?? "ignore",
+		// A file leaves no stream to read, as "ignore" does.
+		stdout: (options.logFile === undefined ? (options.stdout ?? "ignore") : Bun.file(options.logFile)) as
+			| "pipe"
+			| "ignore",
 		stderr: "pipe",
 	});
 }

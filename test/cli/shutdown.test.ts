@@ -168,3 +168,13 @@ test("past SHUTDOWN_TIMEOUT_SECONDS the drain cuts what is still open, says so, 
 	expect([last?.in_flight, last?.cut]).toEqual([1, 1]);
 	download.destroy();
 });
+
+test("SHUTDOWN_DELAY_SECONDS: not ready at once, still answering until the delay ends, then closed", async () => {
+	const server = await startServerProcess({ ...env, SHUTDOWN_DELAY_SECONDS: "1" });
+	server.child.kill("SIGTERM");
+	expect(await untilNotReady(server.adminUrl)).toBe(503);
+	// A fresh connection: an earlier test's server may have had this port, and a pooled socket to it is dead.
+	expect((await fetch(`${server.url}/api/faxes/${SLUG}`, { keepalive: false })).status).toBe(200);
+	expect(await server.child.exited).toBe(0);
+	expect(await refused(server.url)).toBe(true);
+});
