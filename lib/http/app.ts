@@ -3,6 +3,7 @@ import type { ClientKeyResolver } from "../net/index.ts";
 import type { RateLimiter } from "../rate-limit/index.ts";
 import { answerHeaders } from "./answer-headers.ts";
 import { errorAnswers } from "./error-answers.ts";
+import { hostIndependentAdapter } from "./host-independent-adapter.ts";
 import { JSON_TYPE } from "./json.ts";
 import { rateLimit } from "./rate-limit-plugin.ts";
 import type { Route, RouteAnswer, RouteServices } from "./route.ts";
@@ -29,7 +30,7 @@ export function createApp(options: AppOptions) {
 	const clock = options.clock ?? Date.now;
 	const log = options.log ?? ((message: string) => console.error(message));
 
-	const app = new Elysia()
+	const app = new Elysia({ adapter: hostIndependentAdapter })
 		.use(answerHeaders())
 		.use(errorAnswers(log))
 		.use(rateLimit(options.limiter, options.clientKey));
