@@ -3,6 +3,7 @@ import type { ClientKeyResolver } from "../net/index.ts";
 import type { RateLimiter } from "../rate-limit/index.ts";
 import { answerHeaders } from "./answer-headers.ts";
 import { errorAnswers } from "./error-answers.ts";
+import { hostIndependentAdapter } from "./host-independent-adapter.ts";
 import { JSON_TYPE } from "./json.ts";
 import { rateLimit } from "./rate-limit-plugin.ts";
 import { type RequestObserver, requestLog } from "./request-log.ts";
@@ -35,7 +36,7 @@ export function createApp(options: AppOptions) {
 	const clock = options.clock ?? Date.now;
 	const log = requestLog(options.observer);
 
-	const app = new Elysia()
+	const app = new Elysia({ adapter: hostIndependentAdapter })
 		.use(log.plugin)
 		.use(answerHeaders(log.reportEarly))
 		.use(errorAnswers(options.observer.failed))
@@ -85,7 +86,7 @@ export function createApp(options: AppOptions) {
  */
 export function createAdminApp(options: Pick<AppOptions, "routes" | "services" | "observer">) {
 	const { services } = options;
-	const app = new Elysia()
+	const app = new Elysia({ adapter: hostIndependentAdapter })
 		.onRequest(({ set }) => {
 			set.headers["cache-control"] = "no-store";
 		})
