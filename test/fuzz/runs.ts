@@ -1,12 +1,34 @@
+import type { Parameters } from "fast-check";
+
 /**
- * How many cases a property runs: a few in `npm test`, many in the long run
- * (`npm run test:fuzz`, FUZZ_LONG=1). FUZZ_SEED replays a reported failure.
+ * The number of cases of every property, in one table: the fast run of
+ * `npm test`, and the long run of `npm run test:fuzz` (FUZZ_LONG=1) that CI
+ * runs after it. FUZZ_SEED (and FUZZ_PATH) replay a failure fast-check reported.
  */
+export const CASES = {
+	senderLeak: { fast: 300, long: 10_000 },
+	senderIngest: { fast: 10, long: 200 },
+	listQuery: { fast: 1_000, long: 15_000 },
+	oversizedQuery: { fast: 20, long: 300 },
+	requests: { fast: 800, long: 12_000 },
+	malformedRequests: { fast: 100, long: 2_000 },
+	forwardedFor: { fast: 500, long: 8_000 },
+	faxLifecycle: { fast: 30, long: 600 },
+} as const;
+
+export type Suite = keyof typeof CASES;
+
 export const LONG_RUN = process.env.FUZZ_LONG === "1";
 
-export function runs(fast: number, long: number): { numRuns: number; seed?: number } {
+/** fast-check's parameters for one property: its number of cases, and the seed and path to replay, if given. */
+export function runs<T>(suite: Suite): Parameters<T> {
 	const seed = process.env.FUZZ_SEED;
-	return { numRuns: LONG_RUN ? long : fast, ...(seed ? { seed: Number(seed) } : {}) };
+	const path = process.env.FUZZ_PATH;
+	return {
+		numRuns: LONG_RUN ? CASES[suite].long : CASES[suite].fast,
+		...(seed ? { seed: Number(seed) } : {}),
+		...(path ? { path } : {}),
+	};
 }
 
 /** Time a property test may take: the long run's many cases need far more than a test's usual limit. */

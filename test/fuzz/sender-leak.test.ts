@@ -98,7 +98,7 @@ describe("the raw sender never leaves the server", () => {
 					problems.push(...logProblems(logged, raw));
 					expect({ raw: raw.raw, problems }).toEqual({ raw: raw.raw, problems: [] });
 				}),
-				runs(300, 10_000),
+				runs("senderLeak"),
 			);
 		},
 		PROPERTY_TIMEOUT_MS,
@@ -130,7 +130,7 @@ describe("the raw sender never leaves the server", () => {
 						problems: [],
 					});
 				}),
-				runs(10, 200),
+				runs("senderIngest"),
 			);
 		},
 		PROPERTY_TIMEOUT_MS,
