@@ -76,7 +76,8 @@ function headerProblems(answer: RawAnswer, expected: Expected): string[] {
 			problems.push(`access-control-max-age: ${headers["access-control-max-age"]}`);
 		}
 	} else if (expected.kind === "forbidden") {
-		if (!headers["content-type"]?.startsWith("text/plain")) problems.push(`content-type: ${headers["content-type"]}`);
+		if (!headers["content-type"]?.startsWith("text/plain"))
+			problems.push(`content-type: ${headers["content-type"]}`);
 	} else {
 		want("content-type", JSON_TYPE);
 	}
@@ -121,9 +122,15 @@ function leakProblems(answer: RawAnswer): string[] {
 /** Everything that is wrong with an answer the application gave, against what the contract says it must be. */
 export function answerProblems(answer: RawAnswer, expected: Expected, method: string): string[] {
 	if (answer.status !== STATUS[expected.kind]) {
-		return [`status ${answer.status}, not ${STATUS[expected.kind]} (${expected.kind}): ${answer.raw.slice(0, 600)}`];
+		return [
+			`status ${answer.status}, not ${STATUS[expected.kind]} (${expected.kind}): ${answer.raw.slice(0, 600)}`,
+		];
 	}
-	return [...headerProblems(answer, expected), ...bodyProblems(answer, expected, method), ...leakProblems(answer)];
+	return [
+		...headerProblems(answer, expected),
+		...bodyProblems(answer, expected, method),
+		...leakProblems(answer),
+	];
 }
 
 /** The statuses Bun answers by itself, before the application sees a request (0: it closed the connection). */
@@ -160,6 +167,7 @@ export function exchange(
 	method: string,
 	target: string,
 	headers: [string, string][] = [],
+	body = "",
 ): Promise<RawAnswer> {
 	const names = new Set(headers.map(([name]) => name.toLowerCase()));
 	const lines = [
@@ -168,5 +176,8 @@ export function exchange(
 		...headers,
 		["Connection", "close"],
 	].map(([name, value]) => `${name}: ${value}\r\n`);
-	return rawExchange(port, Buffer.from(`${method} ${target} HTTP/1.1\r\n${lines.join("")}\r\n`, "utf8"));
+	return rawExchange(
+		port,
+		Buffer.from(`${method} ${target} HTTP/1.1\r\n${lines.join("")}\r\n${body}`, "utf8"),
+	);
 }

@@ -64,9 +64,31 @@ export const SENDERS: Sender[] = [
 // 24 hours and of the 30 days, the 25 hours the service keeps in memory, and
 // one fax from a device clock running ahead.
 const AGES = [
-	-30, 0, 1, 60, 60, 60, 3_599, 3_600, 7_200, DAY - 1, DAY, DAY, DAY + 1, 25 * 3_600 - 1, 25 * 3_600,
-	25 * 3_600 + 1, 2 * DAY, 7 * DAY, 7 * DAY, 29 * DAY, RETENTION_SECONDS - 1, RETENTION_SECONDS,
-	RETENTION_SECONDS + 1, 40 * DAY, 400 * DAY,
+	-30,
+	0,
+	1,
+	60,
+	60,
+	60,
+	3_599,
+	3_600,
+	7_200,
+	DAY - 1,
+	DAY,
+	DAY,
+	DAY + 1,
+	25 * 3_600 - 1,
+	25 * 3_600,
+	25 * 3_600 + 1,
+	2 * DAY,
+	7 * DAY,
+	7 * DAY,
+	29 * DAY,
+	RETENTION_SECONDS - 1,
+	RETENTION_SECONDS,
+	RETENTION_SECONDS + 1,
+	40 * DAY,
+	400 * DAY,
 ];
 
 /** Every sender at several ages; every seventh fax removed, every fifth not processable. In insertion order. */

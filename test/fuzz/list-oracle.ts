@@ -1,5 +1,12 @@
-import { CATALOGUE, type CatalogueFax, DAY, expectedList, isPublic, type SenderSelection } from "./catalogue.ts";
 import type { Expected } from "./answers.ts";
+import {
+	CATALOGUE,
+	type CatalogueFax,
+	DAY,
+	expectedList,
+	isPublic,
+	type SenderSelection,
+} from "./catalogue.ts";
 
 /**
  * What DECISIONS.md says `GET /api/faxes?<query>` answers over the catalogue,
@@ -37,7 +44,8 @@ export function sinceSeconds(text: string): number | null {
 	// A calendar date is one that survives a round trip through the calendar.
 	const date = new Date(0);
 	date.setUTCFullYear(year, month - 1, day);
-	if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+	if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+		return null;
 	const offset = (parts.sign === "-" ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60);
 	return Math.floor(date.getTime() / 1000) + hour * 3600 + minute * 60 + second - offset;
 }
@@ -66,7 +74,12 @@ function folded(text: string): string {
  */
 function addressIn(text: string): string {
 	const at = text.lastIndexOf("@");
-	const local = text.slice(0, at).trimEnd().split(/[\s<>()[\],;:]/u).pop() ?? "";
+	const local =
+		text
+			.slice(0, at)
+			.trimEnd()
+			.split(/[\s<>()[\],;:]/u)
+			.pop() ?? "";
 	const domain = /^[\p{L}\p{M}\p{N}._-]*/u.exec(text.slice(at + 1).trimStart())?.[0] ?? "";
 	return `${local}@${domain.replace(/\.+$/, "")}`;
 }

@@ -16,7 +16,9 @@ beforeAll(async () => {
 	insertCatalogue(server.databasePath);
 });
 afterAll(async () => {
-	tally.report(CASES.listQuery[LONG_RUN ? "long" : "fast"] + CASES.oversizedQuery[LONG_RUN ? "long" : "fast"]);
+	tally.report(
+		CASES.listQuery[LONG_RUN ? "long" : "fast"] + CASES.oversizedQuery[LONG_RUN ? "long" : "fast"],
+	);
 	await server.stop();
 });
 
@@ -29,7 +31,10 @@ test(
 				const target = search === "" ? "/api/faxes" : `/api/faxes?${search}`;
 				const answer = tally.see(await exchange(server.port, method, target));
 				const problems = answerProblems(answer, expectedListAnswer(search, NOW_SECONDS), method);
-				expect({ target: target.slice(0, 3000), problems }).toEqual({ target: target.slice(0, 3000), problems: [] });
+				expect({ target: target.slice(0, 3000), problems }).toEqual({
+					target: target.slice(0, 3000),
+					problems: [],
+				});
 			}),
 			runs("listQuery"),
 		);
@@ -45,7 +50,7 @@ test(
 				fc.integer({ min: 16 * 1024, max: 1024 * 1024 }),
 				fc.constantFrom("from", "since", "limit", "x", "from[]"),
 				fc.constantFrom("a", "%C0%AF", "%E2%82%AC", "1"),
-				async (length, name, unit, ) => {
+				async (length, name, unit) => {
 					const value = unit.repeat(Math.ceil(length / unit.length));
 					const search = `${name}=${value}`;
 					const answer = tally.see(await exchange(server.port, "GET", `/api/faxes?${search}`));

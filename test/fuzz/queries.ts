@@ -96,7 +96,9 @@ const limit = fc.oneof(
 	{ weight: 5, arbitrary: fc.integer({ min: 1, max: 100 }).map(String) },
 	{
 		weight: 2,
-		arbitrary: fc.tuple(fc.nat(40), fc.integer({ min: 0, max: 120 })).map(([zeros, n]) => "0".repeat(zeros) + n),
+		arbitrary: fc
+			.tuple(fc.nat(40), fc.integer({ min: 0, max: 120 }))
+			.map(([zeros, n]) => "0".repeat(zeros) + n),
 	},
 	{
 		weight: 2,
@@ -152,7 +154,10 @@ const longSender = fc
 
 const from = fc.oneof(
 	{ weight: 5, arbitrary: senderSpelling },
-	{ weight: 2, arbitrary: fc.constantFrom("Unknown", "unknown", "UNKNOWN", "ｕｎｋｎｏｗｎ", "Unknown ", "un known") },
+	{
+		weight: 2,
+		arbitrary: fc.constantFrom("Unknown", "unknown", "UNKNOWN", "ｕｎｋｎｏｗｎ", "Unknown ", "un known"),
+	},
 	{ weight: 2, arbitrary: longSender },
 	{ weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 40 }) },
 	{ weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 20 }) },
@@ -165,10 +170,16 @@ const key = fc.oneof(
 	{
 		weight: 3,
 		arbitrary: fc
-			.tuple(fc.constantFrom(...KNOWN), fc.constantFrom("[]", "[0]", "[x]", "[", "[]]", "[][]", "]", "%5B%5D"))
+			.tuple(
+				fc.constantFrom(...KNOWN),
+				fc.constantFrom("[]", "[0]", "[x]", "[", "[]]", "[][]", "]", "%5B%5D"),
+			)
 			.map(([name, suffix]) => name + suffix),
 	},
-	{ weight: 1, arbitrary: fc.constantFrom("%66rom", "fr%6Fm", "li%6Dit", "FROM", "Limit", "from ", " from", "[from]") },
+	{
+		weight: 1,
+		arbitrary: fc.constantFrom("%66rom", "fr%6Fm", "li%6Dit", "FROM", "Limit", "from ", " from", "[from]"),
+	},
 	{ weight: 2, arbitrary: fc.string({ maxLength: 8 }) },
 );
 
@@ -190,7 +201,9 @@ function encode(text: string, keep: (character: string) => boolean, space: strin
 	for (const character of text.toWellFormed()) {
 		if (character === " ") out += space;
 		else if (keep(character)) out += character;
-		else for (const byte of Buffer.from(character, "utf8")) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+		else
+			for (const byte of Buffer.from(character, "utf8"))
+				out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
 	}
 	return out;
 }
@@ -208,7 +221,12 @@ const writing = fc.constantFrom<(text: string) => string>(
 const BROKEN = ["%C0%AF", "%", "%Z", "%4", "%E2%82", "%ED%A0%80", "%FF", "%00", "%%", "%C3", "%F0%9F%98"];
 
 const written = fc
-	.tuple(pair, writing, writing, fc.option(fc.tuple(fc.constantFrom(...BROKEN), fc.nat()), { nil: undefined }))
+	.tuple(
+		pair,
+		writing,
+		writing,
+		fc.option(fc.tuple(fc.constantFrom(...BROKEN), fc.nat()), { nil: undefined }),
+	)
 	.map(([[name, value], writeKey, writeValue, broken]) => {
 		let text = writeValue(value.toWellFormed());
 		if (broken !== undefined) {

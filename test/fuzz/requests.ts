@@ -1,0 +1,324 @@
+import fc from "fast-check";
+import { NOW_SECONDS } from "../../testkit/fixtures.ts";
+import type { Expected } from "./answers.ts";
+import { CATALOGUE } from "./catalogue.ts";
+import { expectedFaxAnswer, expectedListAnswer } from "./list-oracle.ts";
+import { queryString } from "./queries.ts";
+
+/**
+ * Whole requests: paths, methods, headers and their combinations, each with
+ * the answer DECISIONS.md gives it. Only requests Bun hands to the
+ * application; malformed ones are in malformedRequest.
+ */
+
+/** Where a path leads, decided from how the generator built it. */
+type Destination = { to: "list" } | { to: "fax"; slug: string } | { to: "file" } | { to: "nowhere" };
+
+const SLUG_CHARACTERS = /^[A-Za-z0-9]$/;
+
+/** A slug with some of its characters percent-encoded: an equivalent spelling of the same path (RFC 3986 6.2.2.2). */
+const slugSpelling = (slug: string) =>
+	fc
+		.array(fc.boolean(), { minLength: slug.length, maxLength: slug.length })
+		.map((encodeAt) =>
+			[...slug]
+				.map((character, index) =>
+					encodeAt[index] && (SLUG_CHARACTERS.test(character) || character === "_")
+						? `%${character.charCodeAt(0).toString(16).toUpperCase()}`
+						: character,
+				)
+				.join(""),
+		);
+
+const segment = fc.stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=:@-]{1,12}$/);
+
+const slugTarget: fc.Arbitrary<[string, Destination]> = fc.oneof(
+	{
+		weight: 6,
+		arbitrary: fc
+			.constantFrom(...CATALOGUE.map((fax) => fax.slug))
+			.chain((slug) =>
+				slugSpelling(slug).map((spelled): [string, Destination] => [spelled, { to: "fax", slug }]),
+			),
+	},
+	{
+		weight: 2,
+		arbitrary: fc
+			.stringMatching(/^fax_[A-Za-z0-9]{1,40}$/)
+			.map((slug): [string, Destination] => [slug, { to: "fax", slug }]),
+	},
+	{
+		weight: 2,
+		arbitrary: fc
+			.oneof(
+				segment,
+				fc.constantFrom(
+					"fax_",
+					"fax_a%2Fb",
+					"fax_%C0%AF",
+					"fax_é",
+					"%",
+					"%ZZ",
+					"fax_Cat001%00",
+					"FAX_Cat001",
+				),
+				fc.stringMatching(/^fax_[A-Za-z0-9]{1,20}[^A-Za-z0-9/?#%\s]$/),
+			)
+			// An invalid slug is a 404 of the endpoint whatever it decodes to.
+			.filter((text) => !/^fax_[A-Za-z0-9]+$/.test(decodeOr(text)))
+			.map((text): [string, Destination] => [text, { to: "fax", slug: "" }]),
+	},
+);
+
+function decodeOr(text: string): string {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return text;
+	}
+}
+
+const UNKNOWN_PATHS = [
+	"/",
+	"/api",
+	"/api/",
+	"/API/FAXES",
+	"/api/Faxes",
+	"/api/fax",
+	"/api/faxess",
+	"/api/faxes/fax_Cat001/pdf",
+	"/api/faxes/x/y",
+	"//api/faxes",
+	"/api//faxes",
+	"/cdn",
+	"/cdn/faxes",
+	"/healthz",
+	"/readyz",
+	"/metrics",
+	"/favicon.ico",
+	"/api/faxes.json",
+	"/api/faxes%2F",
+	"/api%2Ffaxes",
+	"/%",
+	"/%C0%AF",
+	"/api/faxes;jsessionid=1",
+];
+
+const pathTarget: fc.Arbitrary<[string, Destination]> = fc.oneof(
+	{ weight: 4, arbitrary: fc.constant<[string, Destination]>(["/api/faxes", { to: "list" }]) },
+	{ weight: 4, arbitrary: slugTarget.map(([slug, to]): [string, Destination] => [`/api/faxes/${slug}`, to]) },
+	{
+		weight: 1,
+		arbitrary: fc
+			.constantFrom(
+				"/x/../api/faxes",
+				"/api/./faxes",
+				"/./api/faxes",
+				"/api/faxes/%2e%2e/faxes",
+				"/a/b/../../api/faxes",
+			)
+			.map((path): [string, Destination] => [path, { to: "list" }]),
+	},
+	{
+		weight: 1,
+		arbitrary: fc
+			.oneof(
+				fc.constantFrom(...CATALOGUE.map((fax) => fax.slug)).map((slug) => `${slug}.pdf`),
+				fc.constantFrom(...CATALOGUE.map((fax) => fax.slug)).map((slug) => `${slug}-thumb.jpg`),
+				segment,
+				fc.constantFrom("..%2F..%2Fetc%2Fpasswd", "%2e%2e", "fax_x.pdf%00", "fax_x.PDF"),
+			)
+			.map((file): [string, Destination] => [`/cdn/faxes/${file}`, { to: "file" }]),
+	},
+	{
+		weight: 2,
+		arbitrary: fc
+			.constantFrom(...UNKNOWN_PATHS)
+			.map((path): [string, Destination] => [path, { to: "nowhere" }]),
+	},
+	{
+		weight: 2,
+		arbitrary: fc
+			.array(segment, { minLength: 1, maxLength: 5 })
+			.filter(([first]) => !["api", "cdn", ".", ".."].includes(first ?? ""))
+			.filter((segments) => !segments.includes(".."))
+			.map((segments): [string, Destination] => [`/${segments.join("/")}`, { to: "nowhere" }]),
+	},
+);
+
+/** Methods Bun parses and hands to the application. */
+const METHOD = fc.constantFrom(
+	"GET",
+	"GET",
+	"GET",
+	"HEAD",
+	"HEAD",
+	"POST",
+	"PUT",
+	"PATCH",
+	"DELETE",
+	"OPTIONS",
+	"TRACE",
+	"PROPFIND",
+	"MKCOL",
+	"COPY",
+	"MOVE",
+	"LOCK",
+	"UNLOCK",
+	"SEARCH",
+	"REPORT",
+	"PURGE",
+	"M-SEARCH",
+	"NOTIFY",
+	"SUBSCRIBE",
+	"LINK",
+	"UNLINK",
+	"QUERY",
+);
+
+const USER_AGENT = fc.oneof(
+	{
+		weight: 8,
+		arbitrary: fc.constantFrom(
+			"testfax-fuzz/1.0",
+			"curl/8.5.0",
+			"Mozilla/5.0 (X11; Linux x86_64)",
+			"",
+			"python-requests/2.32",
+		),
+	},
+	{ weight: 2, arbitrary: fc.constantFrom("Python-urllib/3.12", "Python-urllib/2.7", "Python-urllib/") },
+	{
+		weight: 1,
+		arbitrary: fc.constantFrom(
+			"python-urllib/3.12",
+			"Python-urllib",
+			" Python-urllib/3.12",
+			"X Python-urllib/3.12",
+		),
+	},
+	{ weight: 1, arbitrary: fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,40}$/) },
+);
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,20}$/;
+const FORBIDDEN_EXTRA = new Set([
+	"host",
+	"user-agent",
+	"connection",
+	"content-length",
+	"transfer-encoding",
+	"expect",
+	"upgrade",
+	"access-control-request-method",
+	"te",
+	"trailer",
+	"http2-settings",
+	"keep-alive",
+	"proxy-connection",
+]);
+
+/** Headers that must not change an answer: common ones with odd values and unknown ones. */
+const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(
+	fc.tuple(
+		fc.constantFrom(
+			"Accept",
+			"Accept-Encoding",
+			"Accept-Language",
+			"Origin",
+			"Referer",
+			"Cookie",
+			"Authorization",
+			"Range",
+			"If-None-Match",
+			"If-Modified-Since",
+			"Cache-Control",
+			"Pragma",
+			"X-Forwarded-For",
+			"X-Real-IP",
+			"Forwarded",
+			"X-Forwarded-Proto",
+			"X-HTTP-Method-Override",
+			"Content-Type",
+			"Access-Control-Request-Headers",
+			"DNT",
+		),
+		fc.oneof(
+			fc.constantFrom(
+				"*/*",
+				"text/html",
+				"application/xml;q=0.9",
+				"gzip, br, zstd",
+				"null",
+				"https://evil.example",
+				"bytes=0-10",
+				"bytes=-5",
+				'"abc"',
+				"Thu, 01 Jan 1970 00:00:00 GMT",
+				"no-cache",
+				"1.2.3.4, 5.6.7.8",
+				"for=1.2.3.4",
+				"DELETE",
+				"Basic Zm9vOmJhcg==",
+				"a=%ZZ; b",
+			),
+			fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,60}[\x21-\x7e])?$/),
+		),
+	),
+	fc.tuple(
+		fc.stringMatching(TOKEN).filter((name) => !FORBIDDEN_EXTRA.has(name.toLowerCase())),
+		fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,60}[\x21-\x7e])?$/),
+	),
+);
+
+export interface FuzzRequest {
+	method: string;
+	target: string;
+	headers: [string, string][];
+	/** Bytes sent after the head, announced by Content-Length. */
+	body: string;
+	expected: Expected;
+}
+
+/** What the contract gives a request that reached the application. */
+function expectedAnswer(
+	method: string,
+	destination: Destination,
+	search: string,
+	userAgent: string,
+	preflight: boolean,
+): Expected {
+	if (method === "OPTIONS" && preflight) return { kind: "preflight" };
+	// Header values lose their surrounding white space (RFC 9110 5.5).
+	if (userAgent.trim().startsWith("Python-urllib/")) return { kind: "forbidden" };
+	if (destination.to === "nowhere" || destination.to === "file") return { kind: "unknown-path" };
+	if (method !== "GET" && method !== "HEAD") return { kind: "method" };
+	if (destination.to === "list") return expectedListAnswer(search, NOW_SECONDS);
+	return destination.slug === "" ? { kind: "missing" } : expectedFaxAnswer(destination.slug, NOW_SECONDS);
+}
+
+export const request: fc.Arbitrary<FuzzRequest> = fc
+	.record({
+		method: METHOD,
+		path: pathTarget,
+		query: fc.option(queryString, { freq: 3, nil: undefined }),
+		absolute: fc.boolean(),
+		userAgent: USER_AGENT,
+		preflight: fc.boolean(),
+		extra: fc.array(extraHeader, { maxLength: 6 }),
+		body: fc.option(fc.string({ maxLength: 40 }), { freq: 5, nil: undefined }),
+	})
+	.filter(({ query }) => (query ?? "").length < 12_000)
+	.map(({ method, path: [path, destination], query, absolute, userAgent, preflight, extra, body }) => {
+		const search = query ?? "";
+		const target = `${absolute ? "http://api.test.example" : ""}${path}${query === undefined ? "" : `?${search}`}`;
+		const headers: [string, string][] = [["User-Agent", userAgent], ...extra];
+		if (preflight) headers.push(["Access-Control-Request-Method", "GET"]);
+		if (body !== undefined) headers.push(["Content-Length", String(Buffer.byteLength(body))]);
+		return {
+			method,
+			target,
+			headers,
+			body: body ?? "",
+			expected: expectedAnswer(method, destination, search, userAgent, preflight),
+		};
+	});
