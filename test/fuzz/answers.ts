@@ -14,7 +14,9 @@ export type Expected =
 	/** A 404 of a path that is no endpoint: not counted. */
 	| { kind: "unknown-path" }
 	| { kind: "preflight" }
-	| { kind: "forbidden" };
+	| { kind: "forbidden" }
+	/** The window is used up: 429, counted. */
+	| { kind: "limited"; resetAt: number };
 
 const STATUS: Record<Expected["kind"], number> = {
 	list: 200,
@@ -26,9 +28,15 @@ const STATUS: Record<Expected["kind"], number> = {
 	"unknown-path": 404,
 	preflight: 204,
 	forbidden: 403,
+	limited: 429,
 };
 
-const COUNTED = new Set<Expected["kind"]>(["list", "fax", "missing", "gone", "invalid", "method"]);
+const COUNTED = new Set<Expected["kind"]>(["list", "fax", "missing", "gone", "invalid", "method", "limited"]);
+
+/** Whether the rate limit counts an answer of this kind. */
+export function isCounted(expected: Expected): boolean {
+	return COUNTED.has(expected.kind);
+}
 const JSON_TYPE = "application/json; charset=utf-8";
 const EXPOSED = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"];
 
@@ -43,6 +51,8 @@ function expectedBody(expected: Expected): unknown {
 		case "gone":
 		case "unknown-path":
 			return { message: "" };
+		case "limited":
+			return { message: "Too Many Attempts." };
 		case "invalid": {
 			const first = Object.values(expected.errors)[0]?.[0];
 			return { message: first, errors: expected.errors };
@@ -70,6 +80,13 @@ function headerProblems(answer: RawAnswer, expected: Expected): string[] {
 		if (!counted && name in headers) problems.push(`${name} on an answer that is not counted`);
 	}
 	if (expected.kind === "method") want("allow", "GET, HEAD");
+	if (expected.kind === "limited") {
+		want("x-ratelimit-remaining", "0");
+		want("x-ratelimit-reset", String(expected.resetAt));
+		if (!(Number(headers["retry-after"]) >= 1)) problems.push(`retry-after: ${headers["retry-after"]}`);
+	} else if ("retry-after" in headers || "x-ratelimit-reset" in headers) {
+		problems.push("Retry-After or X-RateLimit-Reset on an answer that is no 429");
+	}
 	if (expected.kind === "preflight") {
 		want("access-control-allow-methods", "GET, HEAD, OPTIONS");
 		if (!(Number(headers["access-control-max-age"]) >= 3600)) {

@@ -150,15 +150,23 @@ export function isPublic(fax: CatalogueFax, now: number): boolean {
 /** What `from=` selects, as DECISIONS.md reads a query value. */
 export type SenderSelection = { kind: "any" } | { kind: "unknown" } | { kind: "key"; key: string };
 
-/** DECISIONS.md's list rules over the catalogue: newest first, ties newest inserted first. */
+export interface ListQuery {
+	after: number;
+	limit: number;
+	sender: SenderSelection;
+}
+
+/** DECISIONS.md's list rules over faxes in insertion order: newest first, ties newest inserted first. */
 export function expectedList(
-	query: { after: number; limit: number; sender: SenderSelection },
+	query: ListQuery,
 	now: number,
+	faxes: CatalogueFax[] = CATALOGUE,
 ): CatalogueFax[] {
 	const { after, limit, sender } = query;
 	const matches = (fax: CatalogueFax) =>
 		sender.kind === "any" ? true : sender.kind === "unknown" ? fax.key === null : fax.key === sender.key;
-	return CATALOGUE.map((fax, index) => ({ fax, index }))
+	return faxes
+		.map((fax, index) => ({ fax, index }))
 		.filter(({ fax }) => isPublic(fax, now) && fax.receivedAt > after && matches(fax))
 		.sort((a, b) => b.fax.receivedAt - a.fax.receivedAt || b.index - a.index)
 		.slice(0, limit)

@@ -1,22 +1,26 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
-import { fixedClock } from "../../testkit/fixtures.ts";
+import { fixedClock, NOW_SECONDS } from "../../testkit/fixtures.ts";
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
-import { answerProblems, exchange, Tally } from "./answers.ts";
+import { answerProblems, exchange, isCounted, Tally } from "./answers.ts";
 import { insertCatalogue } from "./catalogue.ts";
 import { request } from "./requests.ts";
 import { CASES, LONG_RUN, PROPERTY_TIMEOUT_MS, runs } from "./runs.ts";
 
+const LIMIT = 5;
 let server: TestServer;
+let limited: TestServer;
 const tally = new Tally("requests");
 
 beforeAll(async () => {
 	server = await startTestServer({ clock: fixedClock });
+	limited = await startTestServer({ clock: fixedClock, env: { RATE_LIMIT_PER_MINUTE: String(LIMIT) } });
 	insertCatalogue(server.databasePath);
+	insertCatalogue(limited.databasePath);
 });
 afterAll(async () => {
-	tally.report(CASES.requests[LONG_RUN ? "long" : "fast"]);
-	await server.stop();
+	tally.report(CASES.requests[LONG_RUN ? "long" : "fast"] + CASES.rateLimited[LONG_RUN ? "long" : "fast"]);
+	await Promise.all([server.stop(), limited.stop()]);
 });
 
 test(
@@ -29,6 +33,28 @@ test(
 				expect({ method, target, headers, problems }).toEqual({ method, target, headers, problems: [] });
 			}),
 			runs("requests"),
+		);
+	},
+	PROPERTY_TIMEOUT_MS,
+);
+
+test(
+	"once the window is used up, every answer of an endpoint is the contract's 429 and nothing else changes",
+	async () => {
+		// The clock stands still, so the window opened by the first counted answer never ends.
+		let counted = 0;
+		await fc.assert(
+			fc.asyncProperty(request, async ({ method, target, headers, body, expected }) => {
+				const answer = tally.see(await exchange(limited.port, method, target, headers, body));
+				const due =
+					isCounted(expected) && counted >= LIMIT
+						? ({ kind: "limited", resetAt: NOW_SECONDS + 60 } as const)
+						: expected;
+				if (isCounted(expected)) counted++;
+				const problems = answerProblems(answer, due, method);
+				expect({ method, target, headers, problems }).toEqual({ method, target, headers, problems: [] });
+			}),
+			runs("rateLimited"),
 		);
 	},
 	PROPERTY_TIMEOUT_MS,

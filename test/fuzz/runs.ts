@@ -11,9 +11,10 @@ export const CASES = {
 	listQuery: { fast: 1_000, long: 15_000 },
 	oversizedQuery: { fast: 20, long: 300 },
 	requests: { fast: 800, long: 12_000 },
+	rateLimited: { fast: 300, long: 3_000 },
 	malformedRequests: { fast: 100, long: 2_000 },
 	forwardedFor: { fast: 500, long: 8_000 },
-	faxLifecycle: { fast: 30, long: 600 },
+	faxLifecycle: { fast: 20, long: 500 },
 } as const;
 
 export type Suite = keyof typeof CASES;
