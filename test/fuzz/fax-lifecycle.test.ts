@@ -42,6 +42,11 @@ async function ask(real: Real, model: Model, target: string, expected: Parameter
 	expect({ target, now: model.now, problems }).toEqual({ target, now: model.now, problems: [] });
 }
 
+/** A number in letters: slugs with digits in them could look like a piece of a sender. */
+function lettersOf(n: number): string {
+	return n.toString(26).replace(/[0-9a-p]/g, (digit) => String.fromCharCode(65 + Number.parseInt(digit, 26)));
+}
+
 class Receive implements fc.AsyncCommand<Model, Real> {
 	constructor(
 		readonly age: number,
@@ -52,7 +57,7 @@ class Receive implements fc.AsyncCommand<Model, Real> {
 	async run(model: Model, real: Real) {
 		const sender = SENDERS[this.senderIndex % SENDERS.length] ?? (SENDERS[0] as (typeof SENDERS)[0]);
 		const fax: CatalogueFax = {
-			slug: `fax_Life${++slugNumber}`,
+			slug: `fax_Life${lettersOf(++slugNumber)}`,
 			source: "phone",
 			sender: sender.raw,
 			masked: sender.masked,

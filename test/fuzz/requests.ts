@@ -301,7 +301,8 @@ export const request: fc.Arbitrary<FuzzRequest> = fc
 		method: METHOD,
 		path: pathTarget,
 		query: fc.option(queryString, { freq: 3, nil: undefined }),
-		absolute: fc.boolean(),
+		// Absolute-form targets (RFC 9112 3.2.2): any scheme Bun takes, any host, none.
+		absolute: fc.constantFrom("", "", "", "http://api.test.example", "https://a", "HTTP://a:80", "http://"),
 		userAgent: USER_AGENT,
 		preflight: fc.boolean(),
 		extra: fc.array(extraHeader, { maxLength: 6 }),
@@ -310,7 +311,7 @@ export const request: fc.Arbitrary<FuzzRequest> = fc
 	.filter(({ query }) => (query ?? "").length < 12_000)
 	.map(({ method, path: [path, destination], query, absolute, userAgent, preflight, extra, body }) => {
 		const search = query ?? "";
-		const target = `${absolute ? "http://api.test.example" : ""}${path}${query === undefined ? "" : `?${search}`}`;
+		const target = `${absolute}${path}${query === undefined ? "" : `?${search}`}`;
 		const headers: [string, string][] = [["User-Agent", userAgent], ...extra];
 		if (preflight) headers.push(["Access-Control-Request-Method", "GET"]);
 		if (body !== undefined) headers.push(["Content-Length", String(Buffer.byteLength(body))]);

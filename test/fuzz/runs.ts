@@ -14,7 +14,7 @@ export const CASES = {
 	rateLimited: { fast: 300, long: 3_000 },
 	malformedRequests: { fast: 100, long: 2_000 },
 	forwardedFor: { fast: 500, long: 8_000 },
-	faxLifecycle: { fast: 20, long: 500 },
+	faxLifecycle: { fast: 20, long: 300 },
 } as const;
 
 export type Suite = keyof typeof CASES;
