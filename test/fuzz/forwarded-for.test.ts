@@ -16,6 +16,8 @@ import { CASES, LONG_RUN, PROPERTY_TIMEOUT_MS, runs } from "./runs.ts";
 
 const LIMIT = 1_000_000;
 let behindProxy: TestServer;
+/** The same trusted ranges, written as IPv4-mapped and IPv4-compatible IPv6 ranges. */
+let behindProxySpelledAsIPv6: TestServer;
 let direct: TestServer;
 const tally = new Tally("X-Forwarded-For");
 let caseNumber = 0;
@@ -25,11 +27,18 @@ beforeAll(async () => {
 		clock: fixedClock,
 		env: { TRUST_PROXY: "127.0.0.0/8, 10.0.0.0/8, fd00::/16", RATE_LIMIT_PER_MINUTE: String(LIMIT) },
 	});
+	behindProxySpelledAsIPv6 = await startTestServer({
+		clock: fixedClock,
+		env: {
+			TRUST_PROXY: "::ffff:127.0.0.0/104, ::10.0.0.0/104, fd00:0000::/16",
+			RATE_LIMIT_PER_MINUTE: String(LIMIT),
+		},
+	});
 	direct = await startTestServer({ clock: fixedClock, env: { RATE_LIMIT_PER_MINUTE: String(LIMIT) } });
 });
 afterAll(async () => {
 	tally.report(CASES.forwardedFor[LONG_RUN ? "long" : "fast"]);
-	await Promise.all([behindProxy.stop(), direct.stop()]);
+	await Promise.all([behindProxy.stop(), behindProxySpelledAsIPv6.stop(), direct.stop()]);
 });
 
 /** An address of a case: IPv4 as four octets, IPv6 as eight 16-bit groups. */
@@ -206,19 +215,27 @@ test(
 					.map((part) => part.join(","));
 				if (lines.length === 0) lines.push("");
 
-				const first = await remaining(behindProxy, lines);
 				// The same client named plainly; for IPv6 another host of its /64.
 				const reference =
 					client === null
 						? []
 						: [plain("v6" in client ? { v6: [...client.v6.slice(0, 4), 1, 2, 3, 4] } : client)];
-				const second = await remaining(behindProxy, reference);
+				const counts: Record<string, { fresh: number; same: number }> = {};
+				const want: typeof counts = {};
+				for (const [name, server] of [
+					["ranges", behindProxy],
+					["ranges spelled as IPv6", behindProxySpelledAsIPv6],
+				] as const) {
+					const first = await remaining(server, lines);
+					const second = await remaining(server, reference);
+					counts[name] = { fresh: fresh ? first : LIMIT - 1, same: second };
+					want[name] = { fresh: LIMIT - 1, same: first - 1 };
+				}
 				const directFirst = await remaining(direct, lines);
 				const directSecond = await remaining(direct, []);
-				expect({ lines, fresh: fresh ? first : LIMIT - 1, same: second, direct: directSecond }).toEqual({
+				expect({ lines, counts, direct: directSecond }).toEqual({
 					lines,
-					fresh: LIMIT - 1,
-					same: first - 1,
+					counts: want,
 					direct: directFirst - 1,
 				});
 			}),

@@ -8,6 +8,7 @@ import type { Parameters } from "fast-check";
 export const CASES = {
 	senderLeak: { fast: 300, long: 10_000 },
 	senderIngest: { fast: 10, long: 200 },
+	anySender: { fast: 300, long: 5_000 },
 	listQuery: { fast: 1_000, long: 15_000 },
 	oversizedQuery: { fast: 20, long: 300 },
 	requests: { fast: 800, long: 12_000 },
