@@ -63,6 +63,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 				storageDir: config.storageDir,
 			},
 			limiter,
+			rateLimitWindowSeconds: config.rateLimitWindowSeconds,
 			clientKey: createClientKeyResolver(config.trustProxy),
 			clock,
 			log,

@@ -13,6 +13,8 @@ export interface AppOptions {
 	routes: Record<string, Route>;
 	services: RouteServices;
 	limiter: RateLimiter;
+	/** Length of the limiter's window, for the `RateLimit-Policy` header. */
+	rateLimitWindowSeconds: number;
 	/** The rate-limit key of a request from its TCP peer and X-Forwarded-For. */
 	clientKey: ClientKeyResolver;
 	/** Milliseconds since the epoch; injectable so tests can pin the request time. */
@@ -32,7 +34,7 @@ export function createApp(options: AppOptions) {
 	const app = new Elysia()
 		.use(answerHeaders())
 		.use(errorAnswers(log))
-		.use(rateLimit(options.limiter, options.clientKey));
+		.use(rateLimit(options.limiter, options.clientKey, options.rateLimitWindowSeconds));
 
 	for (const [file, route] of Object.entries(options.routes)) {
 		const path = routePathOf(file);

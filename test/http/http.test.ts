@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { faxRecord, fixedClock } from "../../testkit/fixtures.ts";
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
 
-const EXPOSED = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After";
+const EXPOSED =
+	"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit";
 let server: TestServer;
 
 beforeAll(async () => {

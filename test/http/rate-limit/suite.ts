@@ -142,9 +142,36 @@ export function defineRateLimitSuite(backend: RateLimitBackend): void {
 			expect(refused.headers.get("cache-control")).toBe("no-store, private");
 			expect(refused.headers.get("access-control-allow-origin")).toBe("*");
 			expect(refused.headers.get("access-control-expose-headers")).toBe(
-				"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
+				"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
 			);
 			expect(await refused.text()).toBe(TOO_MANY);
+		});
+
+		test("the fields of the IETF draft name the policy and count down with the window's end", async () => {
+			const server = await start({ RATE_LIMIT_PER_MINUTE: "2", RATE_LIMIT_WINDOW_SECONDS: "5" });
+			await startOfSecond();
+			const openedAt = Date.now();
+			const fields = async (path: string) => {
+				const response = await server.request(path);
+				await response.arrayBuffer();
+				return [
+					response.status,
+					response.headers.get("ratelimit-policy"),
+					response.headers.get("ratelimit"),
+					response.headers.get("retry-after"),
+				];
+			};
+			const first = await fields("/api/faxes");
+			await sleepUntil(openedAt + 2100);
+			const second = await fields(`/api/faxes/${GONE}`);
+			const refused = await fields("/api/faxes");
+			const uncountedPath = await fields("/nope");
+
+			expect(first).toEqual([200, '"default";q=2;w=5', '"default";r=1;t=5', null]);
+			expect(second).toEqual([410, '"default";q=2;w=5', '"default";r=0;t=3', null]);
+			// Retry-After and t name the same end of the window.
+			expect(refused).toEqual([429, '"default";q=2;w=5', '"default";r=0;t=3', "3"]);
+			expect(uncountedPath).toEqual([404, null, null, null]);
 		});
 
 		test("every endpoint answer counts, on one count for both endpoints", async () => {
