@@ -4,6 +4,7 @@ import { FaxStore, openDatabase } from "./db/index.ts";
 import { createFaxJson, createFaxPresenter } from "./fax/index.ts";
 import { createApp } from "./http/index.ts";
 import { createClientKeyResolver } from "./net/index.ts";
+import { apiDescriptionText } from "./openapi/index.ts";
 import { createRateLimiter, type RateLimiter } from "./rate-limit/index.ts";
 import { schedulePurge } from "./storage/index.ts";
 import { errorMessage } from "./util/index.ts";
@@ -61,6 +62,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 				store,
 				faxJson: createFaxJson(createFaxPresenter(config)),
 				storageDir: config.storageDir,
+				apiDescription: apiDescriptionText(ROUTE_FILES),
 			},
 			limiter,
 			rateLimitWindowSeconds: config.rateLimitWindowSeconds,

@@ -2,6 +2,7 @@ import type { Route } from "../lib/http/index.ts";
 import { route as faxBySlug } from "./api/faxes/[slug].ts";
 import { route as faxList } from "./api/faxes/index.ts";
 import { route as faxFile } from "./cdn/faxes/[file].ts";
+import { route as apiDescription } from "./openapi.json.ts";
 
 /**
  * Every file under routes/ and the route it exports, keyed by its path relative to
@@ -13,4 +14,5 @@ export const ROUTE_FILES: Record<string, Route> = {
 	"api/faxes/index.ts": faxList,
 	"api/faxes/[slug].ts": faxBySlug,
 	"cdn/faxes/[file].ts": faxFile,
+	"openapi.json.ts": apiDescription,
 };

@@ -3,7 +3,7 @@ import type { ClientKeyResolver } from "../net/index.ts";
 import type { RateLimiter } from "../rate-limit/index.ts";
 import { answerHeaders } from "./answer-headers.ts";
 import { errorAnswers } from "./error-answers.ts";
-import { JSON_TYPE } from "./json.ts";
+import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 import { rateLimit } from "./rate-limit-plugin.ts";
 import type { Route, RouteAnswer, RouteServices } from "./route.ts";
 import { routePathOf } from "./route-path.ts";
@@ -23,7 +23,7 @@ export interface AppOptions {
 }
 
 const ALLOWED_METHODS = "GET, HEAD";
-const METHOD_NOT_ALLOWED = '{"message":"The method is not allowed. Use GET or HEAD."}';
+const METHOD_NOT_ALLOWED = messageJson(ERROR_MESSAGES.methodNotAllowed);
 
 /** The HTTP layer: the headers every answer carries, 404 and errors, and each route at its path. */
 export function createApp(options: AppOptions) {

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { ClientKeyResolver } from "../net/index.ts";
 import type { RateLimiter } from "../rate-limit/index.ts";
-import { JSON_TYPE } from "./json.ts";
+import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 import { rateLimitField, rateLimitPolicy } from "./rate-limit-fields.ts";
 
-const TOO_MANY = '{"message":"Too Many Attempts."}';
+const TOO_MANY = messageJson(ERROR_MESSAGES.tooMany);
 
 /**
  * The route option `rateLimited: true`: counts the request against its

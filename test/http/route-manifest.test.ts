@@ -14,6 +14,7 @@ test("file paths map to URL paths", () => {
 		"/api/faxes",
 		"/api/faxes/:slug",
 		"/cdn/faxes/:file",
+		"/openapi.json",
 	]);
 	expect(routePathOf("api/faxes/[slug]/pages/index.ts")).toBe("/api/faxes/:slug/pages");
 });
