@@ -2,6 +2,9 @@ import type { Route } from "../lib/http/index.ts";
 import { route as faxBySlug } from "./api/faxes/[slug].ts";
 import { route as faxList } from "./api/faxes/index.ts";
 import { route as faxFile } from "./cdn/faxes/[file].ts";
+import { route as docsPage } from "./docs/index.ts";
+import { route as docsRenderer } from "./docs/redoc.standalone.js.ts";
+import { route as faxPage } from "./faxtest/[slug].ts";
 import { route as apiDescription } from "./openapi.json.ts";
 
 /**
@@ -15,4 +18,7 @@ export const ROUTE_FILES: Record<string, Route> = {
 	"api/faxes/[slug].ts": faxBySlug,
 	"cdn/faxes/[file].ts": faxFile,
 	"openapi.json.ts": apiDescription,
+	"docs/index.ts": docsPage,
+	"docs/redoc.standalone.js.ts": docsRenderer,
+	"faxtest/[slug].ts": faxPage,
 };

@@ -1,4 +1,5 @@
-import { createServer, Socket } from "node:net";
+import { Socket } from "node:net";
+import { freePort } from "./free-port.ts";
 
 export interface RedisServer {
 	url: string;
@@ -16,18 +17,6 @@ export interface RedisServer {
 const INSTALL_HINT =
 	"redis-server is not installed; install it with `apt-get update && apt-get install -y redis-server`";
 const START_TIMEOUT_MS = 5000;
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			const port = typeof address === "object" && address ? address.port : 0;
-			server.close(() => resolve(port));
-		});
-	});
-}
 
 function ping(port: number): Promise<boolean> {
 	return new Promise((resolve) => {

@@ -1,7 +1,7 @@
 /** The description's introduction: what every endpoint shares, and how to wait for a test. Markdown. */
-export const OVERVIEW = `The public, read-only JSON API of a fax test site. People who set up fax machines, scan-to-email
-devices and Internet-fax services send a test fax to the site, then ask this API until their test shows
-up, and look at the PDF and the image of the first page it links to.
+export const OVERVIEW = `People who set up fax machines, scan-to-email devices and Internet-fax services send a test fax
+to the test site, then ask this API until their test shows up, and look at the PDF and the image of the
+first page it links to.
 
 - A test is a fax received by phone (\`source: phone\`), or a scan-to-email or Internet-fax test received
   by email (\`source: email\`). It appears only once its processing is done: a fax by phone usually

@@ -14,6 +14,9 @@ test("file paths map to URL paths", () => {
 		"/api/faxes",
 		"/api/faxes/:slug",
 		"/cdn/faxes/:file",
+		"/docs",
+		"/docs/redoc.standalone.js",
+		"/faxtest/:slug",
 		"/openapi.json",
 	]);
 	expect(routePathOf("api/faxes/[slug]/pages/index.ts")).toBe("/api/faxes/:slug/pages");

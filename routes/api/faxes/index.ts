@@ -18,7 +18,7 @@ const query = Type.Object({
 			Type.String({
 				pattern: "^0*(?:[1-9][0-9]?|100)$",
 				errorMessage: "The limit field must be an integer between 1 and 100.",
-				description: `How many faxes at most: an integer from 1 to 100, written in digits. Default ${DEFAULT_LIMIT}.`,
+				description: "How many faxes at most: an integer from 1 to 100, written in digits.",
 				default: String(DEFAULT_LIMIT),
 				examples: ["100"],
 			}),
