@@ -1,13 +1,13 @@
 import { Socket } from "node:net";
-import { freePort } from "./free-port.ts";
+import { freePort } from "./ports.ts";
 
 export interface RedisServer {
 	url: string;
 	port: number;
 	/** True when REDIS_URL named the server; it cannot be stopped or restarted. */
 	external: boolean;
-	/** Stops the server, to simulate an outage. */
-	stop(): Promise<void>;
+	/** Stops the server (SIGTERM unless another signal is named), to simulate an outage. */
+	stop(signal?: NodeJS.Signals): Promise<void>;
 	/** Stops the server if it runs, then starts it again on the same port. */
 	restart(): Promise<void>;
 	/** Tear-down: stops a server this helper started, leaves an external one alone. */
@@ -101,11 +101,11 @@ export async function startRedisServer(): Promise<RedisServer> {
 	const port = await freePort();
 	let child: Bun.Subprocess | null = await spawnUntilPong(binary, port);
 
-	const stop = async () => {
+	const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
 		if (child === null) return;
 		const running = child;
 		child = null;
-		running.kill("SIGTERM");
+		running.kill(signal);
 		await running.exited;
 	};
 	return {
@@ -117,6 +117,6 @@ export async function startRedisServer(): Promise<RedisServer> {
 			await stop();
 			child = await spawnUntilPong(binary, port);
 		},
-		close: stop,
+		close: () => stop(),
 	};
 }

@@ -5,10 +5,12 @@ import { join } from "node:path";
 import { loadConfig } from "../lib/config.ts";
 import { FaxStore, openDatabase } from "../lib/db/index.ts";
 import { importFaxes } from "../lib/import/index.ts";
+import type { Logger } from "../lib/log/index.ts";
 import { type RunningServer, startServer } from "../lib/server.ts";
 import { assertDescribed } from "./api-description.ts";
+import { silentLog } from "./log.ts";
 
-export interface TestServer extends RunningServer {
+export interface TestServer extends Omit<RunningServer, "stop"> {
 	baseUrl: string;
 	dir: string;
 	databasePath: string;
@@ -20,6 +22,9 @@ export interface TestServer extends RunningServer {
 	 * is given. Throws when the answer departs from openapi.json.
 	 */
 	request(path: string, init?: RequestInit): Promise<Response>;
+	/** GET relative to the admin listener. */
+	admin(path: string): Promise<Response>;
+	stop(): Promise<void>;
 }
 
 export interface TestServerOptions {
@@ -28,7 +33,8 @@ export interface TestServerOptions {
 	faxes?: unknown[];
 	/** Milliseconds since the epoch; pins the request time. */
 	clock?: () => number;
-	log?: (message: string) => void;
+	/** Silent unless given (testkit/log.ts captureLog() keeps the lines). */
+	logger?: Logger;
 }
 
 /** A fresh temp directory with its own SQLite file and storage, removed on stop. */
@@ -42,6 +48,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 	const env: Record<string, string> = {
 		PORT: "0",
 		HOST: "127.0.0.1",
+		ADMIN_PORT: "0",
 		DATABASE_PATH: join(dir, "faxes.sqlite"),
 		STORAGE_DIR: join(dir, "storage"),
 		CDN_BASE_URL: "https://cdn.test.example",
@@ -59,7 +66,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 		db.close();
 		if (!result.ok) throw new Error(`test fixtures are invalid: ${result.errors.join("; ")}`);
 	}
-	const server = await startServer(config, { clock, log: options.log ?? (() => {}) });
+	const server = await startServer(config, { clock, logger: options.logger ?? silentLog() });
 	const baseUrl = `http://127.0.0.1:${server.port}`;
 	return {
 		...server,
@@ -81,6 +88,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 			const response = await fetch(url, { ...init, headers });
 			await assertDescribed(init.method ?? "GET", url, response);
 			return response;
+		},
+		admin(path) {
+			return fetch(`${server.adminUrl}${path}`);
 		},
 		async stop() {
 			await server.stop();

@@ -173,7 +173,8 @@ function openApiPath(file: string): string {
 /**
  * The OpenAPI 3.1 description of the API, generated from the endpoints' own
  * schemas (query, path parameters, bodies) and the headers the HTTP layer sets.
- * Routes that are no endpoint (files, pages) are not part of the API.
+ * Routes that are no endpoint (files, pages) are not part of the API, nor is
+ * anything of the admin listener.
  */
 export function buildApiDescription(routes: Record<string, Route>): JsonSchema {
 	const components = new Map(
@@ -181,7 +182,8 @@ export function buildApiDescription(routes: Record<string, Route>): JsonSchema {
 	);
 	const paths: JsonSchema = {};
 	for (const [file, route] of Object.entries(routes)) {
-		if (isEndpoint(route)) paths[openApiPath(file)] = { get: operation(route, components) };
+		if (route.listener !== "public" || !isEndpoint(route)) continue;
+		paths[openApiPath(file)] = { get: operation(route, components) };
 	}
 	const allHeaders: HeaderSchemas = { ...ANSWER_HEADERS, ...RATE_LIMIT_HEADERS, ...THROTTLED_HEADERS };
 	return {

@@ -10,11 +10,13 @@ const HTML_TYPE = "text/html; charset=utf-8";
  * as the API does (masked sender, same addresses); 404 and 410 pages as the
  * API answers. Not rate limited: people open it, not scripts.
  */
-export const route = definePlainRoute(({ params, now }, { store, faxJson }) => {
+export const route = definePlainRoute(({ params, now }, { faxes }) => {
 	const slug = params.slug ?? "";
-	const found = isSlugShape(slug) ? store.lookup(slug, retentionCutoff(now)) : { state: "missing" as const };
+	const found = isSlugShape(slug)
+		? faxes.lookup(slug, retentionCutoff(now), now)
+		: { state: "missing" as const };
 	if (found.state === "found") {
-		return { status: 200, body: faxPage(JSON.parse(faxJson(found.fax)) as Fax), type: HTML_TYPE };
+		return { status: 200, body: faxPage(JSON.parse(found.json) as Fax), type: HTML_TYPE };
 	}
 	if (found.state === "removed") return { status: 410, body: removedFaxPage(slug), type: HTML_TYPE };
 	return { status: 404, body: missingFaxPage(slug), type: HTML_TYPE };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { useBrowser } from "../../testkit/browser.ts";
 import { faxRecord, fixedClock } from "../../testkit/fixtures.ts";
-import { freePort } from "../../testkit/free-port.ts";
+import { freePort } from "../../testkit/ports.ts";
 import { startTestServer, type TestServer, useTestServers } from "../../testkit/server.ts";
 
 const browser = useBrowser();

@@ -31,11 +31,11 @@ export const route = defineEndpoint({
 			},
 		},
 	},
-	get({ params, now }, { store, faxJson }) {
+	get({ params, now }, { faxes }) {
 		const slug = params.slug ?? "";
 		if (!isSlugShape(slug)) return missing;
-		const found = store.lookup(slug, retentionCutoff(now));
-		if (found.state === "found") return { status: 200, body: faxJson(found.fax) };
+		const found = faxes.lookup(slug, retentionCutoff(now), now);
+		if (found.state === "found") return { status: 200, body: found.json };
 		return found.state === "removed" ? gone : missing;
 	},
 });

@@ -5,6 +5,7 @@ import {
 	isUnknownSenderQuery,
 	OffsetDateTime,
 	retentionCutoff,
+	SenderText,
 	senderMatchKey,
 } from "../../../lib/fax/index.ts";
 import { defineEndpoint } from "../../../lib/http/index.ts";
@@ -38,13 +39,13 @@ const query = Type.Object({
 		}),
 	),
 	from: Type.Optional(
-		Type.String({
-			maxLength: 255,
+		SenderText({
 			errorMessage: "The from field must not be longer than 255 characters.",
 			description:
 				"Only faxes of this sender: the full phone number, station ID or email address as sent, never " +
 				"the masked form. Case and white space do not matter, nor one leading `+` (send it as `%2B`). " +
-				"No prefix match, no wildcard. `Unknown` selects the faxes that came with no sender ID.",
+				"No prefix match, no wildcard. `Unknown` selects the faxes that came with no sender ID. " +
+				"At most 255 characters, counted as a reader counts them (an emoji or an accented letter is one).",
 			examples: ["+15551234567", "Unknown"],
 		}),
 	),
@@ -71,10 +72,10 @@ export const route = defineEndpoint({
 			200: { description: "The matching faxes, newest first; `[]` when none matches.", body: FaxListSchema },
 		},
 	},
-	get({ query, now }, { store, faxJson }) {
+	get({ query, now }, { faxes }) {
 		const since = query.since ?? now - DEFAULT_WINDOW_SECONDS;
 		const after = Math.max(since, retentionCutoff(now) - 1);
-		const rows = store.list({ after, sender: senderFilter(query.from), limit: query.limit ?? DEFAULT_LIMIT });
-		return { status: 200, body: `[${rows.map(faxJson).join(",")}]` };
+		const sender = senderFilter(query.from);
+		return { status: 200, body: faxes.list({ after, sender, limit: query.limit ?? DEFAULT_LIMIT }, now) };
 	},
 });

@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 
-/** A TCP port on the loopback that was free a moment ago. */
+/** A loopback port that was free a moment ago, for a process that must listen on a known port. */
 export function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const server = createServer();
