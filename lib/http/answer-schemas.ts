@@ -12,7 +12,10 @@ export const ANSWER_HEADERS = {
 	}),
 };
 
+/** The 403's words: what to do, and where the API is described, on the server that refused. */
+export const FORBIDDEN_TEXT = "Forbidden: set a User-Agent of your own. The API is described at /docs.\n";
+
 /** The plain-text body of the 403. */
-export const FORBIDDEN_BODY = Type.String({
-	description: "A short text that says what to do: set a `User-Agent` of your own.",
+export const FORBIDDEN_BODY = Type.Literal(FORBIDDEN_TEXT, {
+	description: "A short text that says what to do (set a `User-Agent` of your own) and names `/docs`.",
 });
