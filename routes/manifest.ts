@@ -5,6 +5,7 @@ import { route as readyz } from "./admin/readyz.ts";
 import { route as faxBySlug } from "./api/faxes/[slug].ts";
 import { route as faxList } from "./api/faxes/index.ts";
 import { route as faxFile } from "./cdn/faxes/[file].ts";
+import { route as apiGuide } from "./docs/API.md.ts";
 import { route as docsPage } from "./docs/index.ts";
 import { route as docsRenderer } from "./docs/redoc.standalone.js.ts";
 import { route as faxPage } from "./faxtest/[slug].ts";
@@ -24,6 +25,7 @@ export const ROUTE_FILES: Record<string, Route> = {
 	"cdn/faxes/[file].ts": faxFile,
 	"openapi.json.ts": apiDescription,
 	"docs/index.ts": docsPage,
+	"docs/API.md.ts": apiGuide,
 	"docs/redoc.standalone.js.ts": docsRenderer,
 	"faxtest/[slug].ts": faxPage,
 	"admin/healthz.ts": healthz,

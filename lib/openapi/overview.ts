@@ -3,6 +3,9 @@ export const OVERVIEW = `People who set up fax machines, scan-to-email devices a
 to the test site, then ask this API until their test shows up, and look at the PDF and the image of the
 first page it links to.
 
+The guide for API users, with the masking and matching rules, every error message and examples:
+[docs/API.md](/docs/API.md) (also in the project's repository).
+
 - A test is a fax received by phone (\`source: phone\`), or a scan-to-email or Internet-fax test received
   by email (\`source: email\`). It appears only once its processing is done: a fax by phone usually
   1 to 2 minutes after the call ends.

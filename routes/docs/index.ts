@@ -27,7 +27,8 @@ const PAGE = `<!doctype html>
 <body>
 <noscript>
 <p>This page renders the API description with JavaScript. Without it, read the description itself:
-<a href="/openapi.json">openapi.json</a> (OpenAPI 3.1).</p>
+<a href="/openapi.json">openapi.json</a> (OpenAPI 3.1), or the guide for API users,
+<a href="/docs/API.md">docs/API.md</a>.</p>
 </noscript>
 <redoc spec-url="/openapi.json" expand-responses="200" required-props-first="true" hide-hostname="true"></redoc>
 <script src="/docs/redoc.standalone.js"></script>

@@ -22,6 +22,7 @@ test("file paths map to URL paths, admin/ being the admin listener's root", () =
 		"/api/faxes/:slug",
 		"/cdn/faxes/:file",
 		"/docs",
+		"/docs/API.md",
 		"/docs/redoc.standalone.js",
 		"/faxtest/:slug",
 		"/openapi.json",

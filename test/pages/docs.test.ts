@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { useBrowser } from "../../testkit/browser.ts";
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
 
@@ -26,6 +27,14 @@ test("GET /docs is an HTML page whose renderer comes from this server, outside t
 	expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
 });
 
+test("GET /docs/API.md is the repository's guide for API users, as text, outside the rate limit", async () => {
+	const guide = await server.request("/docs/API.md");
+	expect(guide.status).toBe(200);
+	expect(guide.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+	expect(guide.headers.get("x-ratelimit-limit")).toBeNull();
+	expect(await guide.text()).toBe(await Bun.file(join(import.meta.dir, "../../docs/API.md")).text());
+});
+
 test("in Chromium, /docs renders both endpoints and their parameters with nothing from the internet", async () => {
 	const page = await browser.newPage();
 	const errors: string[] = [];
@@ -46,6 +55,11 @@ test("in Chromium, /docs renders both endpoints and their parameters with nothin
 	expect(text).toContain("/api/faxes/{slug}");
 	expect(text).toContain("Waiting for a test fax");
 	expect(text).toContain("Too Many Attempts.");
+	const guideLink = page.getByRole("link", { name: "docs/API.md" }).first();
+	const guide = await fetch(new URL(String(await guideLink.getAttribute("href")), page.url()), {
+		headers: { "user-agent": "testfax-tests/1.0" },
+	});
+	expect([guide.status, (await guide.text()).startsWith("# The testfax API\n")]).toEqual([200, true]);
 
 	const shot = await browser.screenshot(page, "docs");
 	expect(existsSync(shot)).toBe(true);

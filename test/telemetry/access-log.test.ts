@@ -119,6 +119,7 @@ test("the description, the docs page and the fax pages are logged like the API a
 	const pages = [
 		"/openapi.json",
 		"/docs",
+		"/docs/API.md",
 		"/docs/redoc.standalone.js",
 		"/faxtest/fax_Logged1",
 		"/faxtest/fax_none1",
@@ -134,6 +135,7 @@ test("the description, the docs page and the fax pages are logged like the API a
 	expect(accessLines(lines).map((line) => [line.route, line.status])).toEqual([
 		["/openapi.json", 200],
 		["/docs", 200],
+		["/docs/API.md", 200],
 		["/docs/redoc.standalone.js", 200],
 		["/faxtest/:slug", 200],
 		["/faxtest/:slug", 404],
