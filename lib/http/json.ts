@@ -1,4 +1,4 @@
-/** Every JSON answer carries this exact type (DECISIONS.md "Wire format"). */
+/** Every JSON answer carries this exact type (docs/API.md "Basics"). */
 export const JSON_TYPE = "application/json; charset=utf-8";
 
 /** The body of a 404 and a 410. */

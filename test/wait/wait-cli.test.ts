@@ -211,6 +211,8 @@ describe("fax wait", () => {
 			"  1  timed out",
 			"  2  bad arguments, or the service refused the request (4xx)",
 			"  3  the service could not be reached",
+			'"Waiting for a test fax" in\ndocs/API.md of this project, also served at <URL>/docs/API.md',
+			"described at <URL>/docs.",
 		]) {
 			expect(result.stdout).toContain(text);
 		}
