@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { useTestServers } from "../../testkit/server.ts";
+import { spawnWatched } from "../../testkit/watched-process.ts";
 import { closedPort, faxRecord, importWhileRunning, servedFax } from "../wait/server-fixtures.ts";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -30,34 +31,9 @@ const SCRIPTS: Script[] = [
 	},
 ];
 
-/** A script running as a user runs it; its standard error can be awaited line by line. */
+/** A script running as a user runs it. */
 function run(script: Script, args: string[]) {
-	const child = Bun.spawn([...script.command, ...args], {
-		cwd: ROOT,
-		env: { PATH: process.env.PATH ?? "" },
-		stdout: "pipe",
-		stderr: "pipe",
-	});
-	let stderr = "";
-	const waiters: { pattern: RegExp; resolve: () => void }[] = [];
-	const reading = (async () => {
-		const decoder = new TextDecoder();
-		for await (const chunk of child.stderr) {
-			stderr += decoder.decode(chunk, { stream: true });
-			for (const waiter of waiters.filter(({ pattern }) => pattern.test(stderr))) waiter.resolve();
-		}
-	})();
-	return {
-		/** Resolves once standard error shows the pattern. */
-		printed(pattern: RegExp): Promise<void> {
-			if (pattern.test(stderr)) return Promise.resolve();
-			return new Promise((resolve) => waiters.push({ pattern, resolve }));
-		},
-		async result() {
-			const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited, reading]);
-			return { code, stdout, stderr, lines: stderr.trimEnd().split("\n") };
-		},
-	};
+	return spawnWatched([...script.command, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "" } });
 }
 
 for (const script of SCRIPTS) {
