@@ -2,7 +2,7 @@
 # Waits until a test fax shows up in the testfax API, then prints it.
 #
 # The reference client of "Waiting for a test fax" in docs/API.md, in POSIX sh.
-# Needs curl and jq (1.6 or later); nothing else beyond the POSIX tools (mktemp,
+# Needs curl and jq (1.6 or later); nothing else beyond common tools (mktemp, dd,
 # sed, tr, sleep). Start it, then send the fax: it notes the time before you
 # send, asks the list every 15 seconds with that same `since` and `limit=100`,
 # waits out a 429 as Retry-After says, and prints the oldest matching fax as
