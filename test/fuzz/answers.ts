@@ -15,6 +15,8 @@ export type Expected =
 	| { kind: "unknown-path" }
 	| { kind: "preflight" }
 	| { kind: "forbidden" }
+	/** The fax's HTML page behind `view_url`: 200, 404 or 410, not counted. */
+	| { kind: "page"; status: 200 | 404 | 410; fax?: CatalogueFax }
 	/** The window is used up: 429, counted. */
 	| { kind: "limited"; resetAt: number };
 
@@ -29,7 +31,10 @@ const STATUS: Record<Expected["kind"], number> = {
 	preflight: 204,
 	forbidden: 403,
 	limited: 429,
+	page: 200,
 };
+
+const statusOf = (expected: Expected) => (expected.kind === "page" ? expected.status : STATUS[expected.kind]);
 
 const COUNTED = new Set<Expected["kind"]>(["list", "fax", "missing", "gone", "invalid", "method", "limited"]);
 
@@ -107,6 +112,11 @@ function bodyProblems(answer: RawAnswer, expected: Expected, method: string): st
 	}
 	if (expected.kind === "forbidden") {
 		return answer.body !== "" && !isJson(answer.body) ? [] : [`403 body: ${answer.body.slice(0, 200)}`];
+	}
+	if (expected.kind === "page") {
+		const masked = expected.fax?.masked;
+		if (!answer.body.startsWith("<!doctype html>")) return [`page: ${answer.body.slice(0, 200)}`];
+		return masked && !answer.body.includes(masked) ? [`the page does not show ${masked}`] : [];
 	}
 	if (!isJson(answer.body)) return [`not JSON: ${answer.body.slice(0, 200)}`];
 	const body = JSON.parse(answer.body) as unknown;

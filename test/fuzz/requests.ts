@@ -12,7 +12,12 @@ import { queryString } from "./queries.ts";
  */
 
 /** Where a path leads, decided from how the generator built it. */
-type Destination = { to: "list" } | { to: "fax"; slug: string } | { to: "file" } | { to: "nowhere" };
+type Destination =
+	| { to: "list" }
+	| { to: "fax"; slug: string }
+	| { to: "page"; slug: string }
+	| { to: "file" }
+	| { to: "nowhere" };
 
 const SLUG_CHARACTERS = /^[A-Za-z0-9]$/;
 
@@ -140,7 +145,9 @@ const pathTarget: fc.Arbitrary<[string, Destination]> = fc.oneof(
 		weight: 2,
 		arbitrary: fc
 			.array(segment, { minLength: 1, maxLength: 5 })
-			.filter(([first]) => !["api", "cdn", ".", ".."].includes(first ?? ""))
+			.filter(
+				([first]) => !["api", "cdn", "docs", "faxtest", "openapi.json", ".", ".."].includes(first ?? ""),
+			)
 			.filter((segments) => !segments.includes(".."))
 			.map((segments): [string, Destination] => [`/${segments.join("/")}`, { to: "nowhere" }]),
 	},
@@ -279,6 +286,14 @@ export interface FuzzRequest {
 	expected: Expected;
 }
 
+/** The fax's page: what the API says of the fax, as HTML; other methods find no page. */
+function pageAnswer(method: string, slug: string): Expected {
+	if (method !== "GET" && method !== "HEAD") return { kind: "unknown-path" };
+	const api = slug === "" ? ({ kind: "missing" } as const) : expectedFaxAnswer(slug, NOW_SECONDS);
+	if (api.kind === "fax") return { kind: "page", status: 200, fax: api.fax };
+	return { kind: "page", status: api.kind === "gone" ? 410 : 404 };
+}
+
 /** What the contract gives a request that reached the application. */
 function expectedAnswer(
 	method: string,
@@ -291,6 +306,7 @@ function expectedAnswer(
 	// Header values lose their surrounding white space (RFC 9110 5.5).
 	if (userAgent.trim().startsWith("Python-urllib/")) return { kind: "forbidden" };
 	if (destination.to === "nowhere" || destination.to === "file") return { kind: "unknown-path" };
+	if (destination.to === "page") return pageAnswer(method, destination.slug);
 	if (method !== "GET" && method !== "HEAD") return { kind: "method" };
 	if (destination.to === "list") return expectedListAnswer(search, NOW_SECONDS);
 	return destination.slug === "" ? { kind: "missing" } : expectedFaxAnswer(destination.slug, NOW_SECONDS);
