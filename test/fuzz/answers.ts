@@ -100,6 +100,8 @@ function headerProblems(answer: RawAnswer, expected: Expected): string[] {
 	} else if (expected.kind === "forbidden") {
 		if (!headers["content-type"]?.startsWith("text/plain"))
 			problems.push(`content-type: ${headers["content-type"]}`);
+	} else if (expected.kind === "page") {
+		want("content-type", "text/html; charset=utf-8");
 	} else {
 		want("content-type", JSON_TYPE);
 	}
@@ -148,9 +150,9 @@ function leakProblems(answer: RawAnswer): string[] {
 
 /** Everything that is wrong with an answer the application gave, against what the contract says it must be. */
 export function answerProblems(answer: RawAnswer, expected: Expected, method: string): string[] {
-	if (answer.status !== STATUS[expected.kind]) {
+	if (answer.status !== statusOf(expected)) {
 		return [
-			`status ${answer.status}, not ${STATUS[expected.kind]} (${expected.kind}): ${answer.raw.slice(0, 600)}`,
+			`status ${answer.status}, not ${statusOf(expected)} (${expected.kind}): ${answer.raw.slice(0, 600)}`,
 		];
 	}
 	return [

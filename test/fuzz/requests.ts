@@ -137,6 +137,13 @@ const pathTarget: fc.Arbitrary<[string, Destination]> = fc.oneof(
 	},
 	{
 		weight: 2,
+		arbitrary: slugTarget.map(([slug, to]): [string, Destination] => [
+			`/faxtest/${slug}`,
+			{ to: "page", slug: to.to === "fax" ? to.slug : "" },
+		]),
+	},
+	{
+		weight: 2,
 		arbitrary: fc
 			.constantFrom(...UNKNOWN_PATHS)
 			.map((path): [string, Destination] => [path, { to: "nowhere" }]),
