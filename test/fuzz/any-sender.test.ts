@@ -34,15 +34,19 @@ afterAll(async () => {
 const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 const graphemes = (text: string) => [...GRAPHEMES.segment(text)].map((part) => part.segment);
 
-/** The ASCII digit of a decimal digit of any script: its distance from the zero of its run of ten. */
+/**
+ * The ASCII digit of a decimal digit of any script. Each script's digits are a
+ * run of ten, 0 to 9; runs can follow each other (Myanmar Pao and Eastern Pwo
+ * Karen digits), so the value is the distance from the first digit before it, modulo 10.
+ */
 function asciiDigit(digit: string): string {
 	let code = digit.codePointAt(0) as number;
-	let value = 0;
-	while (/\p{Nd}/u.test(String.fromCodePoint(code - 1)) && value < 9) {
+	let distance = 0;
+	while (/\p{Nd}/u.test(String.fromCodePoint(code - 1))) {
 		code--;
-		value++;
+		distance++;
 	}
-	return String(value);
+	return String(distance % 10);
 }
 
 /** The sender as the rules read it (README "Decisions"): NFKC, no format characters, digits as ASCII. */
@@ -161,3 +165,26 @@ test(
 	},
 	PROPERTY_TIMEOUT_MS,
 );
+
+test("digits of scripts whose runs of ten follow each other read as their own values (a fuzzing counterexample)", async () => {
+	// Myanmar Pao digits U+116D0–U+116D9, then Eastern Pwo Karen digits U+116DA–U+116E3.
+	const pao = (digits: string) => [...digits].map((d) => String.fromCodePoint(0x116d0 + Number(d))).join("");
+	const karen = (digits: string) =>
+		[...digits].map((d) => String.fromCodePoint(0x116da + Number(d))).join("");
+	const raw = `+${pao("1555")} ${karen("0123456")}`;
+	const slug = "fax_AdjacentDigitRuns";
+	store.insert({
+		slug,
+		source: "phone",
+		sender: raw,
+		received_at: NOW_SECONDS - 60,
+		page_count: null,
+		file_size: null,
+	});
+	const single = await exchange(server.port, "GET", `/api/faxes/${slug}`);
+	const found = await exchange(server.port, "GET", "/api/faxes?from=%2B15550123456");
+	expect([
+		(JSON.parse(single.body) as { from: string }).from,
+		(JSON.parse(found.body) as { slug: string }[]).map((fax) => fax.slug),
+	]).toEqual(["+155*****456", [slug]]);
+});
