@@ -229,8 +229,12 @@ export function leaksIn(text: string, sender: SenderCase): string[] {
 		const { digits } = sender;
 		// The masked five are the 8th to 4th from the end; only the digits before them may show.
 		const firstMasked = Math.max(0, digits.length - 8);
+		// A run the digits before the mask also hold ("0357" of 0357 00000 357) shows nothing they do not.
+		const shown = digits.slice(0, firstMasked);
 		for (let start = Math.max(0, firstMasked - 3); start + 4 <= digits.length; start++) {
-			for (const run of spellings(digits.slice(start, start + 4))) if (text.includes(run)) found.push(run);
+			const run = digits.slice(start, start + 4);
+			if (shown.includes(run)) continue;
+			for (const spelled of spellings(run)) if (text.includes(spelled)) found.push(spelled);
 		}
 		return found;
 	}
