@@ -58,11 +58,23 @@ async function seedIfEmpty(store: FaxStore, config: Config, nowSeconds: number):
 
 type App = ReturnType<typeof createApp> | ReturnType<typeof createAdminApp>;
 
-function listen(app: App, port: number, hostname: string, reusePort: boolean, names: string): number {
+// Elysia's default; probes and scrapes are short.
+const ADMIN_IDLE_SECONDS = 30;
+
+interface Listening {
+	port: number;
+	hostname: string;
+	reusePort: boolean;
+	/** Bun closes a connection on which nothing moved for this long, a stalled download's too. */
+	idleTimeout: number;
+}
+
+function listen(app: App, options: Listening, names: string): number {
+	const { port, hostname } = options;
 	try {
 		// Elysia asks Bun for SO_REUSEPORT unless told otherwise; a second
 		// instance on a busy port would then start and take part of the traffic.
-		app.listen({ port, hostname, reusePort });
+		app.listen(options);
 	} catch (error) {
 		throw new StartupError(`cannot listen on ${hostname} port ${port} (${names}): ${errorMessage(error)}`);
 	}
@@ -108,6 +120,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			store,
 			faxes,
 			storageDir: config.storageDir,
+			maxDownloads: config.cdnMaxDownloads,
 			operations: {
 				isDraining: () => draining,
 				checkDatabase: () => stats.ping(),
@@ -123,12 +136,30 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			clock,
 			observer,
 		});
-		const port = listen(publicApp, config.port, config.host, config.reusePort, "HOST, PORT, REUSE_PORT");
+		const port = listen(
+			publicApp,
+			{
+				port: config.port,
+				hostname: config.host,
+				reusePort: config.reusePort,
+				idleTimeout: config.idleTimeoutSeconds,
+			},
+			"HOST, PORT, REUSE_PORT",
+		);
 		const adminApp = createAdminApp({ routes: ROUTE_FILES, services, observer });
 		let adminPort: number;
 		try {
 			// The admin port is never shared: a probe must reach the instance it asks about.
-			adminPort = listen(adminApp, config.adminPort, config.adminHost, false, "ADMIN_HOST, ADMIN_PORT");
+			adminPort = listen(
+				adminApp,
+				{
+					port: config.adminPort,
+					hostname: config.adminHost,
+					reusePort: false,
+					idleTimeout: ADMIN_IDLE_SECONDS,
+				},
+				"ADMIN_HOST, ADMIN_PORT",
+			);
 		} catch (error) {
 			await publicApp.stop(true);
 			throw error;

@@ -1,6 +1,6 @@
 // The HTTP layer: the Elysia app, its plugins, and what route files are made of.
 export { type AppOptions, createAdminApp, createApp } from "./app.ts";
-export { EMPTY_MESSAGE, JSON_TYPE } from "./json.ts";
+export { EMPTY_MESSAGE, JSON_TYPE, UNAVAILABLE } from "./json.ts";
 export { createQueryValidator, type QueryResult, type ValidationErrors } from "./query.ts";
 export type { AnsweredRequest, RequestObserver } from "./request-log.ts";
 export {

@@ -22,6 +22,8 @@ export interface RouteServices {
 	faxes: RecentFaxes;
 	/** Where the PDFs and thumbnails are. */
 	storageDir: string;
+	/** A download is refused (503) while this many requests are being answered already. */
+	maxDownloads: number;
 	operations: Operations;
 }
 
@@ -37,6 +39,8 @@ export interface RouteRequest {
 	params: Record<string, string>;
 	/** Request time, Unix seconds. */
 	now: number;
+	/** Requests this listener is answering now, this one included. */
+	inFlight(): number;
 }
 
 export interface RouteAnswer {
@@ -45,6 +49,8 @@ export interface RouteAnswer {
 	body: string | Blob;
 	/** Content-Type; JSON when absent. */
 	type?: string;
+	/** Further headers of this answer. */
+	headers?: Record<string, string>;
 }
 
 /**
@@ -60,7 +66,7 @@ export interface Route {
 }
 
 /** The query-validated query, decoded, beside the rest of the request. */
-export interface EndpointRequest<Q> extends Omit<RouteRequest, "search"> {
+export interface EndpointRequest<Q> extends Omit<RouteRequest, "search" | "inFlight"> {
 	query: Q;
 }
 
