@@ -60,6 +60,10 @@ type App = ReturnType<typeof createApp> | ReturnType<typeof createAdminApp>;
 
 // Elysia's default; probes and scrapes are short.
 const ADMIN_IDLE_SECONDS = 30;
+// No route reads a request body, and Bun drains an unread one without keeping
+// it, so a body of any size gets the app's answer (405 with every header the
+// contract asks for) instead of Bun's bare 413 past its default 128 MiB.
+const UNREAD_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
 interface Listening {
 	port: number;
@@ -67,6 +71,8 @@ interface Listening {
 	reusePort: boolean;
 	/** Bun closes a connection on which nothing moved for this long, a stalled download's too. */
 	idleTimeout: number;
+	/** Past this declared body size Bun answers a bare 413 before the app sees the request. */
+	maxRequestBodySize: number;
 }
 
 function listen(app: App, options: Listening, names: string): number {
@@ -143,6 +149,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 				hostname: config.host,
 				reusePort: config.reusePort,
 				idleTimeout: config.idleTimeoutSeconds,
+				maxRequestBodySize: UNREAD_BODY_LIMIT,
 			},
 			"HOST, PORT, REUSE_PORT",
 		);
@@ -157,6 +164,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 					hostname: config.adminHost,
 					reusePort: false,
 					idleTimeout: ADMIN_IDLE_SECONDS,
+					maxRequestBodySize: UNREAD_BODY_LIMIT,
 				},
 				"ADMIN_HOST, ADMIN_PORT",
 			);
