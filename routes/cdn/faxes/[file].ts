@@ -1,12 +1,22 @@
 import { retentionCutoff } from "../../../lib/fax/index.ts";
-import { definePlainRoute, EMPTY_MESSAGE, type RouteAnswer, UNAVAILABLE } from "../../../lib/http/index.ts";
+import {
+	definePlainRoute,
+	EMPTY_MESSAGE,
+	ERROR_MESSAGES,
+	messageJson,
+	type RouteAnswer,
+} from "../../../lib/http/index.ts";
 import { faxFilePaths } from "../../../lib/storage/index.ts";
 
 const FILE_NAME = /^(fax_[A-Za-z0-9]+)(\.pdf|-thumb\.jpg)$/;
 const TYPES: Record<string, string> = { ".pdf": "application/pdf", "-thumb.jpg": "image/jpeg" };
 const missing: RouteAnswer = { status: 404, body: EMPTY_MESSAGE };
 // Downloads take seconds unless their clients stall; a retry soon finds a place.
-const busy: RouteAnswer = { status: 503, body: UNAVAILABLE, headers: { "retry-after": "5" } };
+const busy: RouteAnswer = {
+	status: 503,
+	body: messageJson(ERROR_MESSAGES.unavailable),
+	headers: { "retry-after": "5" },
+};
 
 /**
  * GET /cdn/faxes/<slug>.pdf and <slug>-thumb.jpg, where the default
