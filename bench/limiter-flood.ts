@@ -139,13 +139,19 @@ async function benchHttp(): Promise<void> {
 			runLoad({ port: port(server), paths: [path], clients: [NORMAL_CLIENT] }, SECONDS, CONNECTIONS);
 		const rounds = async (label: string) => {
 			const ratios: number[] = [];
+			const p99s: [number[], number[]] = [[], []];
 			for (let round = 0; round < ROUNDS; round++) {
 				const a = await normal(flooded);
 				const b = await normal(fresh);
 				ratios.push(a.perSecond / b.perSecond);
+				p99s[0].push(a.p99ms);
+				p99s[1].push(b.p99ms);
 				console.log(`${line(`${label}, flooded server`, a)}`);
 				console.log(`${line(`${label}, fresh server  `, b)}`);
 			}
+			console.log(
+				`  ${label}: normal client's p99, median of ${ROUNDS}: ${median(p99s[0]).toFixed(2)} ms on the flooded server, ${median(p99s[1]).toFixed(2)} ms on the fresh one`,
+			);
 			return median(ratios);
 		};
 		console.log(

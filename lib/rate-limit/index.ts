@@ -6,6 +6,6 @@ export {
 	type RateLimitSettings,
 	type RateLimitStatus,
 } from "./create-limiter.ts";
-export { DEFAULT_MAX_KEYS, MemoryWindowLimiter } from "./memory-window.ts";
+export { MemoryWindowLimiter } from "./memory-window.ts";
 export type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
 export { HIT_SCRIPT } from "./redis-window.ts";

@@ -20,7 +20,7 @@ interface CountWindow {
 }
 
 /** At 100,000 IPv6 /64 keys this holds about 25 MB (see README, Reliability). */
-export const DEFAULT_MAX_KEYS = 100_000;
+const DEFAULT_MAX_KEYS = 100_000;
 
 // Most ended windows one hit drops. Dropping all 100,000 windows of a flood
 // at once took about 50 ms; the rest go with the following hits, and the
