@@ -1,4 +1,5 @@
 // SQLite: the schema and every statement on faxes.
+export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
 	FaxStore,
 	LIST_SQL,

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { storedSenderKey } from "../fax/index.ts";
 
 // Live faxes only; a removed or purged fax leaves its slug in removed_faxes so it
 // answers 410 and is never reused. received_at is Unix seconds: every comparison
@@ -31,7 +32,11 @@ CREATE TABLE removed_faxes (
 )`;
 
 /** The version this code writes into `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
+
+// A write transaction holds the lock other writers (a receiving `fax ingest`)
+// wait for; batches keep each one short on a large database.
+const BATCH_ROWS = 5000;
 
 function hasTable(db: Database, name: string): boolean {
 	return db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $name").get({ name }) !== null;
@@ -53,23 +58,57 @@ function fromVersion0(db: Database): void {
 }
 
 /**
+ * Version 2: match keys are computed from the normalised sender (any script,
+ * Unicode form, display name or comment). Only senders with non-ASCII text or
+ * an at-sign can have a different key; the others are not touched. Running it
+ * twice (two processes opening the same old file at once) does no harm.
+ */
+function recomputeSenderKeys(db: Database): void {
+	const rows = db
+		.query<{ id: number; sender: string; sender_key: string | null }, []>(
+			"SELECT id, sender, sender_key FROM faxes WHERE sender GLOB '*[^ -~]*' OR sender GLOB '*@*'",
+		)
+		.all();
+	const changed = rows
+		.map((row) => ({ id: row.id, key: storedSenderKey(row.sender), old: row.sender_key }))
+		.filter((row) => row.key !== row.old);
+	const update = db.prepare("UPDATE faxes SET sender_key = $key WHERE id = $id");
+	const apply = db.transaction((batch: typeof changed) => {
+		for (const { id, key } of batch) update.run({ id, key });
+	});
+	for (let start = 0; start < changed.length; start += BATCH_ROWS) {
+		apply.immediate(changed.slice(start, start + BATCH_ROWS));
+	}
+}
+
+const versionOf = (db: Database) =>
+	(db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+
+/**
  * Brings the schema to SCHEMA_VERSION: creates it in a new file, rebuilds an
- * older one. The check is repeated inside a write transaction, so two
- * processes opening an old file at once migrate it once.
+ * older one. The table checks are repeated inside a write transaction, so two
+ * processes opening an old file at once rebuild it once.
  */
 export function migrate(db: Database): void {
-	const versionOf = () => (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-	if (versionOf() === SCHEMA_VERSION) return;
+	if (versionOf(db) === SCHEMA_VERSION) return;
 	db.transaction(() => {
-		const version = versionOf();
-		if (version === SCHEMA_VERSION) return;
+		const version = versionOf(db);
 		if (version > SCHEMA_VERSION) {
 			throw new Error(
 				`the database has schema version ${version}; this program knows up to ${SCHEMA_VERSION}`,
 			);
 		}
-		if (hasTable(db, "faxes")) fromVersion0(db);
-		else db.exec(`${FAXES};${FAXES_INDEXES}${REMOVED_FAXES};`);
-		db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+		if (version >= 1) return;
+		if (hasTable(db, "faxes")) {
+			fromVersion0(db);
+			db.exec("PRAGMA user_version = 1");
+		} else {
+			db.exec(`${FAXES};${FAXES_INDEXES}${REMOVED_FAXES};`);
+			db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+		}
 	}).immediate();
+	if (versionOf(db) === 1) {
+		recomputeSenderKeys(db);
+		db.exec("PRAGMA user_version = 2");
+	}
 }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { requestLog } from "./request-log.ts";
 
 // CORS for a public, credential-free API: every answer allows any origin and
 // exposes the rate-limit headers; the methods and the one simple request header
@@ -16,14 +17,15 @@ const FORBIDDEN_TEXT = "Forbidden: set a User-Agent of your own (see the API doc
 /**
  * What every answer carries before any route runs: `Cache-Control`, CORS, the
  * answer to a preflight, and the 403 of the default Python `urllib` agent.
- * Neither of the last two reaches a route, so neither is counted.
+ * Neither of the last two reaches a route, so neither is counted by the rate
+ * limit; both are reported to the request log here.
  *
  * The headers are one constant set that Elysia copies into each answer, rather
  * than a CORS plugin's hook recomputing them on every request (and a second
  * hook deleting the `Vary: *` it added).
  */
-export function answerHeaders() {
-	return new Elysia().headers(EVERY_ANSWER).onRequest(({ request, set }) => {
+export function answerHeaders(reportEarly: ReturnType<typeof requestLog>["reportEarly"]) {
+	return new Elysia().headers(EVERY_ANSWER).onRequest(({ request, set, server }) => {
 		if (request.method === "OPTIONS") {
 			const method = request.headers.get("access-control-request-method");
 			if (method === null) return;
@@ -31,11 +33,13 @@ export function answerHeaders() {
 			const asked = request.headers.get("access-control-request-headers");
 			if (asked) set.headers["access-control-allow-headers"] = asked;
 			set.headers["access-control-max-age"] = PREFLIGHT_MAX_AGE;
+			reportEarly(request, set, server);
 			return new Response(null, { status: 204 });
 		}
 		if (request.headers.get("user-agent")?.startsWith("Python-urllib/")) {
 			set.status = 403;
 			set.headers["content-type"] = "text/plain; charset=utf-8";
+			reportEarly(request, set, server);
 			return FORBIDDEN_TEXT;
 		}
 	});

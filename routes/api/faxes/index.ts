@@ -4,6 +4,7 @@ import {
 	isUnknownSenderQuery,
 	OffsetDateTime,
 	retentionCutoff,
+	SenderText,
 	senderMatchKey,
 } from "../../../lib/fax/index.ts";
 import { defineEndpoint } from "../../../lib/http/index.ts";
@@ -27,9 +28,7 @@ const query = Type.Object({
 			errorMessage: "The since field must be a date-time with a time zone offset, like 2026-11-21T10:00:00Z.",
 		}),
 	),
-	from: Type.Optional(
-		Type.String({ maxLength: 255, errorMessage: "The from field must not be longer than 255 characters." }),
-	),
+	from: Type.Optional(SenderText({ errorMessage: "The from field must not be longer than 255 characters." })),
 });
 
 function senderFilter(from: string | undefined): SenderFilter {
