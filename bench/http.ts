@@ -9,6 +9,9 @@
  * Every server answers the same bytes as the service (checked before loading).
  * Clients come from 10,000 addresses through a trusted X-Forwarded-For; the
  * limit is raised so answers stay 200, and one address is used up for the 429.
+ * The service logs at LOG_LEVEL=info into a file, as in a container; at the
+ * first size the cost of that access log is measured against the same service
+ * at LOG_LEVEL=silent.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +24,7 @@ import { type LoadResult, runLoad } from "./load.ts";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SIZES = (process.env.BENCH_FAXES ?? "100000,1000000").split(",").map(Number);
+const LOGGING_ROUNDS = 3;
 const LIMIT = 1_000_000_000;
 const SPREAD_SECONDS = 30 * 86_400 - 3600;
 const CLIENTS = Array.from({ length: 10_000 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
@@ -60,13 +64,21 @@ export interface SizeResult {
 	rows: Row[];
 	embedded: { bare: Measured; service: Measured };
 	rssMiB: { started: number; afterLoad: number };
+	logging: LoggingCost | null;
 	load: string;
+}
+
+/** The default list with the access log written to a file and with LOG_LEVEL=silent, summed over alternating rounds. */
+interface LoggingCost {
+	info: Measured[];
+	silent: Measured[];
+	lines: number;
 }
 
 const children: Bun.Subprocess[] = [];
 
-async function start(script: string, env: Record<string, string>): Promise<Server> {
-	const started = await startServerProcess(env, { script });
+async function start(script: string, env: Record<string, string>, logFile?: string): Promise<Server> {
+	const started = await startServerProcess(env, { script, logFile });
 	children.push(started.child);
 	return { ...started, port: Number(new URL(started.url).port) };
 }
@@ -174,7 +186,38 @@ async function warmUp(server: Server, all: Scenario[]): Promise<void> {
 	await runLoad({ port: server.port, paths: all.map((s) => s.path), clients: CLIENTS }, 2, CONNECTIONS);
 }
 
-export async function benchSize(dir: string, faxes: number, redisUrl: string): Promise<SizeResult> {
+/**
+ * The access log's cost: the default list against the service at
+ * LOG_LEVEL=info writing into a file and at LOG_LEVEL=silent, in alternating
+ * rounds so that the shared machine's drift falls on both alike.
+ */
+async function benchLogging(
+	env: Record<string, string>,
+	logFile: string,
+	defaultList: Scenario,
+): Promise<LoggingCost> {
+	const info = await start("bin/server.ts", { ...env, LOG_LEVEL: "info" }, logFile);
+	const silent = await start("bin/server.ts", { ...env, LOG_LEVEL: "silent" });
+	await warmUp(info, [defaultList]);
+	await warmUp(silent, [defaultList]);
+	const cost: LoggingCost = { info: [], silent: [], lines: 0 };
+	for (let round = 0; round < LOGGING_ROUNDS; round++) {
+		cost.info.push(await load(info, defaultList));
+		cost.silent.push(await load(silent, defaultList));
+	}
+	await Promise.all([stop(info), stop(silent)]);
+	const text = await Bun.file(logFile).text();
+	cost.lines = text.split("\n").length - 1;
+	rmSync(logFile, { force: true });
+	return cost;
+}
+
+export async function benchSize(
+	dir: string,
+	faxes: number,
+	redisUrl: string,
+	measureLogging: boolean,
+): Promise<SizeResult> {
 	const databasePath = join(dir, `bench-${faxes}.sqlite`);
 	const built = performance.now();
 	buildDatabase(databasePath, faxes);
@@ -183,13 +226,16 @@ export async function benchSize(dir: string, faxes: number, redisUrl: string): P
 	const loadBefore = await loadAverage();
 	try {
 		const common = { ...URLS, SEED_DEMO: "0", PURGE_INTERVAL: "0", RATE_LIMIT_PER_MINUTE: String(LIMIT) };
-		const service = await start("bin/server.ts", {
+		const serviceEnv = {
 			...common,
 			DATABASE_PATH: databasePath,
 			REDIS_URL: redisUrl,
 			RATE_LIMIT_PREFIX: PREFIXES.service,
 			TRUST_PROXY: "127.0.0.1",
-		});
+			LOG_LEVEL: "info",
+		};
+		const logFile = join(dir, "access.log");
+		const service = await start("bin/server.ts", serviceEnv, logFile);
 		const started = await rssMiB(service.child.pid);
 		const all = scenarios();
 		const bodies: Record<string, [number, string]> = {};
@@ -230,13 +276,15 @@ export async function benchSize(dir: string, faxes: number, redisUrl: string): P
 		}
 		const afterLoad = await rssMiB(service.child.pid);
 		await Promise.all([stop(service), stop(ceiling), stop(naive)]);
+		rmSync(logFile, { force: true });
+		const defaultList = all[0] as Scenario;
+		const logging = measureLogging ? await benchLogging(serviceEnv, logFile, defaultList) : null;
 
 		const embedded = await start("bin/server.ts", {
 			...common,
 			DATABASE_PATH: databasePath,
 			TRUST_PROXY: "127.0.0.1",
 		});
-		const defaultList = all[0] as Scenario;
 		const [, body] = await fetchAnswer(embedded, defaultList);
 		const bodyPath = join(dir, "body.json");
 		await Bun.write(bodyPath, body);
@@ -253,6 +301,7 @@ export async function benchSize(dir: string, faxes: number, redisUrl: string): P
 			rows,
 			embedded: result,
 			rssMiB: { started, afterLoad },
+			logging,
 			load: `${loadBefore} → ${await loadAverage()}`,
 		};
 	} finally {
@@ -278,6 +327,7 @@ const TARGETS: Record<string, number> = {
 const EMBEDDED_TARGET = 0.7;
 const LARGE_TARGET = 0.9;
 const P99_TARGET_MS = 5;
+const LOGGING_TARGET = 0.1;
 
 function unexpected(row: Row): string[] {
 	const wanted = row.scenario.status;
@@ -287,6 +337,24 @@ function unexpected(row: Row): string[] {
 		const others = Object.keys(result.statuses).filter((status) => Number(status) !== wanted);
 		return others.length === 0 ? [] : [`${row.scenario.name}: ${server} answered ${others.join(", ")}`];
 	});
+}
+
+const total = (results: Measured[]) => results.reduce((sum, result) => sum + result.perSecond, 0);
+const cpuOf = (results: Measured[]) =>
+	results.reduce((sum, result) => sum + result.cpuMicrosPerAnswer * result.requests, 0) /
+	results.reduce((sum, result) => sum + result.requests, 0);
+
+function loggingReport(cost: LoggingCost): string {
+	const share = total(cost.info) / total(cost.silent);
+	const [info, silent] = [cpuOf(cost.info), cpuOf(cost.silent)];
+	const rounds = cost.info.map((result, i) =>
+		(result.perSecond / (cost.silent[i] as Measured).perSecond).toFixed(2),
+	);
+	return [
+		`\nAccess log (default list, ${LOGGING_ROUNDS} alternating rounds, ${cost.lines} lines written to a file):`,
+		`LOG_LEVEL=info serves ${share.toFixed(2)}× the requests of LOG_LEVEL=silent (rounds ${rounds.join(", ")}): a cost of ${((1 - share) * 100).toFixed(1)} % ${1 - share < LOGGING_TARGET ? "✓" : "✗"} (target under ${LOGGING_TARGET * 100} %);`,
+		`server CPU per answer ${info.toFixed(0)} µs against ${silent.toFixed(0)} µs: the log takes ${((1 - silent / info) * 100).toFixed(1)} % of the CPU of an answer`,
+	].join("\n");
 }
 
 /** The tables of `bun run bench`, in Markdown. */
@@ -315,6 +383,7 @@ export function report(sizes: SizeResult[]): string {
 			`\nRSS of the service (Redis): ${size.rssMiB.started.toFixed(0)} MiB after start, ${size.rssMiB.afterLoad.toFixed(0)} MiB after the load`,
 		);
 		for (const problem of size.rows.flatMap(unexpected)) lines.push(`UNEXPECTED STATUS: ${problem}`);
+		if (size.logging) lines.push(loggingReport(size.logging));
 	}
 	const [small, large] = [sizes[0], sizes[sizes.length - 1]];
 	if (small && large && small !== large) {
@@ -347,7 +416,7 @@ export async function benchHttp(dir: string): Promise<void> {
 	const redis = await startRedisServer();
 	try {
 		const sizes: SizeResult[] = [];
-		for (const faxes of SIZES) sizes.push(await benchSize(dir, faxes, redis.url));
+		for (const faxes of SIZES) sizes.push(await benchSize(dir, faxes, redis.url, sizes.length === 0));
 		console.log(report(sizes));
 	} finally {
 		await Promise.all(

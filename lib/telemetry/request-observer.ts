@@ -1,6 +1,6 @@
 import type { AnsweredRequest, RequestObserver } from "../http/index.ts";
 import type { Logger } from "../log/index.ts";
-import { type ClientKeyResolver, clientNetworkOf } from "../net/index.ts";
+import { clientNetworkOf } from "../net/index.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 
 // Any other method is one label, so a client inventing methods cannot grow the metrics.
@@ -18,12 +18,8 @@ function sqliteCode(error: unknown): string | null {
  * answer. The line holds the route pattern, never the path or query (a
  * `from=` holds a raw sender), and the client's network, never its address.
  */
-export function createRequestObserver(options: {
-	logger: Logger;
-	metrics: ServiceMetrics;
-	clientKey: ClientKeyResolver;
-}): RequestObserver {
-	const { logger, metrics, clientKey } = options;
+export function createRequestObserver(options: { logger: Logger; metrics: ServiceMetrics }): RequestObserver {
+	const { logger, metrics } = options;
 	// The level is fixed at start; checking it once spares the client's network when nothing is logged.
 	const logsAnswers = logger.levelVal <= INFO;
 	return {
@@ -39,7 +35,7 @@ export function createRequestObserver(options: {
 					route,
 					status: answer.status,
 					duration_ms: Math.round(answer.durationMs * 1000) / 1000,
-					client: clientNetworkOf(clientKey(answer.peer, answer.forwardedFor)),
+					client: clientNetworkOf(answer.clientKey),
 				},
 				"request",
 			);
