@@ -15,9 +15,6 @@ try {
 	const config = loadConfig(process.env);
 	const logger = createLogger(config.logLevel, await standardOutput());
 	const server = await startServer(config, { logger });
-	logger.info({ url: server.url, admin_url: server.adminUrl }, "listening");
-	console.error(`testfax-api listening on ${server.url} (admin ${server.adminUrl})`);
-
 	let stopping = false;
 	const shutdown = (signal: keyof typeof SIGNAL_NUMBERS) => {
 		if (stopping) {
@@ -46,6 +43,9 @@ try {
 	};
 	process.on("SIGINT", () => shutdown("SIGINT"));
 	process.on("SIGTERM", () => shutdown("SIGTERM"));
+	// Announced only once a signal drains: one sent on seeing this line must not find the default action.
+	logger.info({ url: server.url, admin_url: server.adminUrl }, "listening");
+	console.error(`testfax-api listening on ${server.url} (admin ${server.adminUrl})`);
 } catch (error) {
 	if (error instanceof ConfigError) {
 		console.error(`configuration error: ${error.message}`);
