@@ -132,9 +132,10 @@ export class RecentFaxes {
 	#sync(nowSeconds: number): void {
 		const changeCount = this.#store.changeCount();
 		if (changeCount !== this.#changeCount) {
-			this.#changeCount = changeCount;
 			this.#forgetAnswers();
+			// Taken as seen only once applied: a refresh that failed is tried again by the next request.
 			this.#refresh();
+			this.#changeCount = changeCount;
 		}
 		const horizon = nowSeconds - this.#windowSeconds;
 		if (horizon >= this.#coveredAfter + EVICTION_STEP_SECONDS) this.#dropUpTo(horizon);
