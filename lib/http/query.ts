@@ -23,6 +23,8 @@ interface Field {
 	decode: Decode | undefined;
 }
 
+const MAX_REMEMBERED = 1024;
+
 const singleValueMessage = (name: string) => `The ${name} field must be a single value.`;
 
 /**
@@ -64,7 +66,21 @@ export function createQueryValidator<T extends TObject>(schema: T): (search: str
 		(schema.properties[name] as TSchema & Partial<WithErrorMessage>).errorMessage ??
 		`The ${name} field is invalid.`;
 
+	// Polling clients send the same few query strings over and over; a result
+	// depends on nothing but the string, so each is validated once (a bounded
+	// number of them: past it they start over). Results are shared: read only.
+	const remembered = new Map<string, QueryResult<T>>();
 	return (search) => {
+		let result = remembered.get(search);
+		if (result === undefined) {
+			if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+			result = validate(search);
+			remembered.set(search, result);
+		}
+		return result;
+	};
+
+	function validate(search: string): QueryResult<T> {
 		const values: Record<string, string> = {};
 		const multiple = new Set<string>();
 		if (search !== "") {
@@ -110,5 +126,5 @@ export function createQueryValidator<T extends TObject>(schema: T): (search: str
 			if (message !== undefined) errors[name] = [message];
 		}
 		return { ok: false, errors };
-	};
+	}
 }
