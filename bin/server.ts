@@ -43,7 +43,8 @@ try {
 	};
 	process.on("SIGINT", () => shutdown("SIGINT"));
 	process.on("SIGTERM", () => shutdown("SIGTERM"));
-	// Announced only once a signal drains: one sent on seeing this line must not find the default action.
+	// Announced only now: a supervisor may signal the moment it reads the
+	// address, and a signal before the handlers would kill without a drain.
 	logger.info({ url: server.url, admin_url: server.adminUrl }, "listening");
 	console.error(`testfax-api listening on ${server.url} (admin ${server.adminUrl})`);
 } catch (error) {

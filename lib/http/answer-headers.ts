@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { FORBIDDEN_TEXT } from "./answer-schemas.ts";
 import type { requestLog } from "./request-log.ts";
 
 // CORS for a public, credential-free API: every answer allows any origin and
@@ -8,11 +9,11 @@ const EVERY_ANSWER = {
 	"access-control-allow-origin": "*",
 	"access-control-allow-methods": "GET, HEAD, OPTIONS",
 	"access-control-allow-headers": "Accept",
-	"access-control-expose-headers": "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
+	"access-control-expose-headers":
+		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
 	"cache-control": "no-store, private",
 };
 const PREFLIGHT_MAX_AGE = String(24 * 3600);
-const FORBIDDEN_TEXT = "Forbidden: set a User-Agent of your own (see the API documentation).\n";
 
 /**
  * What every answer carries before any route runs: `Cache-Control`, CORS, the

@@ -25,7 +25,8 @@ interface Field {
 
 const MAX_REMEMBERED = 1024;
 
-const singleValueMessage = (name: string) => `The ${name} field must be a single value.`;
+/** The 422 message of a repeated or bracketed parameter. */
+export const singleValueMessage = (name: string) => `The ${name} field must be a single value.`;
 
 /**
  * A query property is a string schema, optionally with a Transform at its top

@@ -11,7 +11,7 @@ const EVERY_ANSWER: [string, string][] = [
 	["access-control-allow-origin", "*"],
 	[
 		"access-control-expose-headers",
-		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
+		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
 	],
 	["cache-control", "no-store, private"],
 ];
@@ -19,6 +19,8 @@ const EVERY_ANSWER: [string, string][] = [
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const JSON_TYPE: [string, string] = ["content-type", "application/json; charset=utf-8"];
 const counted = (remaining: number): [string, string][] => [
+	["ratelimit", `"default";r=${remaining};t=60`],
+	["ratelimit-policy", '"default";q=8;w=60'],
 	["x-ratelimit-limit", "8"],
 	["x-ratelimit-remaining", String(remaining)],
 ];
@@ -72,7 +74,7 @@ const cases: [string, string, Record<string, string>, number, [string, string][]
 		{ "user-agent": "Python-urllib/3.1" },
 		403,
 		[
-			["content-length", "69"],
+			["content-length", "72"],
 			["content-type", "text/plain; charset=utf-8"],
 		],
 	],
