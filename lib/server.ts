@@ -121,7 +121,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 		const limit = rateLimit;
 		const metrics = new ServiceMetrics({ rateLimit: limit.status, stats, clock });
 		const clientKey = createClientKeyResolver(config.trustProxy);
-		const observer = createRequestObserver({ logger, metrics, clientKey });
+		const observer = createRequestObserver({ logger, metrics });
 		let draining = false;
 		const services = {
 			store,

@@ -36,7 +36,7 @@ function routesOf(routes: Record<string, Route>, listener: Listener): [string, R
 export function createApp(options: AppOptions) {
 	const { services } = options;
 	const clock = options.clock ?? Date.now;
-	const log = requestLog(options.observer);
+	const log = requestLog(options.observer, options.clientKey);
 
 	const app = new Elysia({ adapter: hostIndependentAdapter })
 		.use(log.plugin)

@@ -115,6 +115,17 @@ export function defineEndpoint<Q extends TObject>(definition: {
 	get: (request: EndpointRequest<StaticDecode<Q>>, services: RouteServices) => RouteAnswer;
 }): Endpoint & { query: Q } {
 	const validate = createQueryValidator(definition.query);
+	// The validator hands out the same errors for the same query string, so their text is built once.
+	const invalidBodies = new WeakMap<object, string>();
+	const invalidBody = (errors: Record<string, string[]>) => {
+		let body = invalidBodies.get(errors);
+		if (body === undefined) {
+			const first = Object.values(errors)[0]?.[0] ?? "";
+			body = JSON.stringify({ message: first, errors });
+			invalidBodies.set(errors, body);
+		}
+		return body;
+	};
 	return {
 		listener: "public",
 		rateLimited: true,
@@ -122,10 +133,7 @@ export function defineEndpoint<Q extends TObject>(definition: {
 		doc: definition.doc,
 		get({ search, params, now }, services) {
 			const query = validate(search);
-			if (!query.ok) {
-				const first = Object.values(query.errors)[0]?.[0] ?? "";
-				return { status: 422, body: JSON.stringify({ message: first, errors: query.errors }) };
-			}
+			if (!query.ok) return { status: 422, body: invalidBody(query.errors) };
 			return definition.get({ query: query.value, params, now }, services);
 		},
 	};
