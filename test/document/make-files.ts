@@ -2,6 +2,9 @@
 // contain is visible next to what the tests expect of them.
 import { createHash } from "node:crypto";
 import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createDeflate } from "node:zlib";
 import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
 import sharp from "sharp";
@@ -53,6 +56,39 @@ export async function faxTiff(options: FaxTiffOptions): Promise<Uint8Array> {
 	return new Uint8Array(tiff);
 }
 
+/**
+ * `tiff` rewritten by libtiff's tiffcp with `options` (e.g. ["-c", "g3:1d"]);
+ * `pages` picks frames by index, all when absent.
+ */
+export async function tiffcp(tiff: Uint8Array, options: string[], pages?: number[]): Promise<Uint8Array> {
+	const dir = await mkdtemp(join(tmpdir(), "testfax-tiffcp-"));
+	try {
+		const [input, output] = [join(dir, "in.tif"), join(dir, "out.tif")];
+		await Bun.write(input, tiff);
+		const source = pages === undefined ? input : [input, ...pages].join(",");
+		const child = Bun.spawn(["tiffcp", ...options, source, output], { stderr: "pipe" });
+		const stderr = await new Response(child.stderr).text();
+		if ((await child.exited) !== 0) throw new Error(`tiffcp failed: ${stderr}`);
+		return await Bun.file(output).bytes();
+	} finally {
+		await rm(dir, { recursive: true, force: true });
+	}
+}
+
+/** A copy of a little-endian TIFF with tag `tag` (a SHORT) of every frame set to `value`. */
+export function withTiffTag(tiff: Uint8Array, tag: number, value: number): Uint8Array {
+	const copy = tiff.slice();
+	const view = new DataView(copy.buffer);
+	for (let offset = view.getUint32(4, true); offset !== 0; ) {
+		const count = view.getUint16(offset, true);
+		for (let at = offset + 2; at < offset + 2 + count * 12; at += 12) {
+			if (view.getUint16(at, true) === tag) view.setUint16(at + 8, value, true);
+		}
+		offset = view.getUint32(offset + 2 + count * 12, true);
+	}
+	return copy;
+}
+
 /** PDF with one page per size, each saying which page it is. */
 export async function textPdf(sizes: [number, number][]): Promise<Uint8Array> {
 	const pdf = await PDFDocument.create();
@@ -89,7 +125,7 @@ export async function contentBombPdf(megabytes: number): Promise<Uint8Array> {
 	return pdf.save();
 }
 
-type TiffEntry = { tag: number; type: 3 | 4; values: number[] };
+export type TiffEntry = { tag: number; type: 3 | 4; values: number[] };
 
 // Where handMadeTiff leaves room for image data, before the directories.
 const DATA_OFFSET = 8;
