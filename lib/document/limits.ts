@@ -2,8 +2,14 @@
 // of these; an input beyond them is not processable rather than a risk to the
 // process.
 
-/** Larger inputs are rejected before any parsing. Callers reading a file can check its size first. */
-export const MAX_INPUT_BYTES = 100 * 1024 * 1024;
+/**
+ * Larger inputs are rejected before any parsing. Callers reading a file can
+ * check its size first. It bounds the memory of the costliest case, a PDF
+ * held once by us and once by PDFium beside PDFium's own 60 MB, or an email
+ * holding such a PDF base64-encoded: 256 MB in all. 48 MiB is more than
+ * most mail servers pass (Postfix: 10 MB by default).
+ */
+export const MAX_INPUT_BYTES = 48 * 1024 * 1024;
 
 /** A fax, or a scan sent by email, has far fewer pages; each page costs work. */
 export const MAX_PAGES = 1000;

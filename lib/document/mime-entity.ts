@@ -1,7 +1,7 @@
 // Walks the MIME structure of a message (RFC 2045/2046) on its raw bytes,
 // without decoding any part: only boundaries are searched for, natively, so
 // a message of many large attachments costs no more memory than its bytes.
-// What a part is (type, name, content) is left to postal-mime, part by part.
+// What a part's header says (type, file name) is left to postal-mime.
 
 /** One entity: a message or a body part, its header block and its body, both raw. */
 export type MimeEntity = { header: Uint8Array; body: Uint8Array };
@@ -35,6 +35,11 @@ export function contentType(header: Uint8Array): { type: string; boundary: strin
 	const type = field.split(";", 1)[0]?.trim().toLowerCase() || "text/plain";
 	const boundary = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^\s;"]+))/i.exec(field);
 	return { type, boundary: boundary ? (boundary[1] ?? boundary[2] ?? null) : null };
+}
+
+/** The Content-Transfer-Encoding (lower case); 7bit when absent. */
+export function transferEncoding(header: Uint8Array): string {
+	return headerField(header, "content-transfer-encoding")?.trim().toLowerCase() || "7bit";
 }
 
 /**

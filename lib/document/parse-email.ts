@@ -1,6 +1,13 @@
 import type { Attachment } from "postal-mime";
 import { detectFormat } from "./detect-format.ts";
-import { contentType, type MimeEntity, multipartParts, splitEntity } from "./mime-entity.ts";
+import {
+	contentType,
+	type MimeEntity,
+	multipartParts,
+	splitEntity,
+	transferEncoding,
+} from "./mime-entity.ts";
+import { decodeTransferEncoding } from "./transfer-encoding.ts";
 
 export type FaxEmail = {
 	/** The From address, as written. */
@@ -35,8 +42,8 @@ type PostalMime = typeof import("postal-mime").default;
 
 /**
  * Sender, date and the fax document of an email. The message's structure is
- * walked on its raw bytes and only the fax document is decoded: other
- * attachments, however many and large, cost no memory. Never throws: a
+ * walked on its raw bytes and only the fax document is decoded, a slice at a
+ * time: other attachments, however many and large, cost no memory. Never throws: a
  * message that cannot be parsed has nothing to offer.
  */
 export async function parseFaxEmail(bytes: Uint8Array): Promise<FaxEmail> {
@@ -74,23 +81,23 @@ class FaxPartSearch {
 	}
 
 	private async leaf(entity: MimeEntity): Promise<FaxEmail["attachment"]> {
-		const described = await this.attachment(entity.header, new Uint8Array());
+		const described = await this.describe(entity.header);
 		if (described === undefined) return null;
+		const encoding = transferEncoding(entity.header);
 		const named = described.filename !== null && FAX_EXTENSION.test(described.filename);
 		if (!FAX_MIME_TYPES.has(described.mimeType) && !named) {
 			if (described.mimeType !== UNTYPED) return null;
-			const head = await this.attachment(entity.header, firstLines(entity.body, SNIFFED_ENCODED_BYTES));
-			const format = head && detectFormat(content(head));
+			const format = detectFormat(
+				decodeTransferEncoding(firstLines(entity.body, SNIFFED_ENCODED_BYTES), encoding),
+			);
 			if (format !== "pdf" && format !== "tiff") return null;
 		}
-		const whole = await this.attachment(entity.header, entity.body);
-		return whole ? { filename: whole.filename, bytes: content(whole) } : null;
+		return { filename: described.filename, bytes: decodeTransferEncoding(entity.body, encoding) };
 	}
 
-	/** The part as postal-mime decodes it on its own; undefined when it is text, not an attachment. */
-	private async attachment(header: Uint8Array, body: Uint8Array): Promise<Attachment | undefined> {
-		const part = Buffer.concat([header, Buffer.from("\r\n"), body]);
-		const email = await this.postalMime.parse(part, { attachmentEncoding: "arraybuffer" });
+	/** Type and file name of a part, from its header; undefined when it is text, not an attachment. */
+	private async describe(header: Uint8Array): Promise<Attachment | undefined> {
+		const email = await this.postalMime.parse(Buffer.concat([header, Buffer.from("\r\n")]));
 		return email.attachments[0];
 	}
 }
@@ -100,12 +107,6 @@ function firstLines(body: Uint8Array, bytes: number): Uint8Array {
 	if (body.length <= bytes) return body;
 	const lastBreak = body.subarray(0, bytes).lastIndexOf(0x0a);
 	return body.subarray(0, lastBreak === -1 ? bytes : lastBreak + 1);
-}
-
-function content(attachment: Attachment): Uint8Array {
-	const value = attachment.content;
-	if (typeof value === "string") return new TextEncoder().encode(value);
-	return value instanceof Uint8Array ? value : new Uint8Array(value);
 }
 
 /** From and Date of the message's own header block. */

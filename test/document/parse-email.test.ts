@@ -156,8 +156,7 @@ describe("parseFaxEmail", () => {
 				},
 			]),
 		);
-		// postal-mime ends a body that is not base64 with a line break, as it did on whole messages.
-		expect(email.attachment).toEqual({ filename: null, bytes: latin1("%PDF-1.4\r\nlast\n") });
+		expect(email.attachment).toEqual({ filename: null, bytes: latin1("%PDF-1.4\r\nlast") });
 	});
 
 	test("a multipart message without a boundary, or cut off before its closing delimiter", async () => {
@@ -170,7 +169,7 @@ describe("parseFaxEmail", () => {
 				"From: a@example.org\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4 cut",
 			),
 		);
-		expect(cutOff.attachment).toEqual({ filename: null, bytes: latin1("%PDF-1.4 cut\n") });
+		expect(cutOff.attachment).toEqual({ filename: null, bytes: latin1("%PDF-1.4 cut") });
 	});
 
 	test("sender and date missing or unreadable", async () => {
