@@ -109,6 +109,7 @@ describe("processDocument with a TIFF", () => {
 			width: 70,
 			height: 30,
 		});
+		await expectPagesLikeTiff(tiff, result.pdf, ["609.882 x 293.878", "609.882 x 293.878"]);
 	});
 
 	test("greyscale scan is embedded as JPEG", async () => {
