@@ -8,8 +8,9 @@
 // Each measurement is run BENCH_RUNS times (default 3): the median times and
 // the highest peak RSS are shown. Hostile inputs must be refused with their
 // one-line reason, which is printed; the C tools, which have no limits, are
-// stopped after YARDSTICK_LIMIT_SECONDS on them (">" before the time). Inputs are generated into the temp
-// directory (the fax text needs a system font).
+// stopped after YARDSTICK_LIMIT_SECONDS on them (">" before the time).
+// Inputs are generated into the temp directory (the fax text needs a system
+// font).
 //
 //   bun bench/ingest.ts
 //

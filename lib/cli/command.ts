@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { errorMessage } from "../util/index.ts";
 
 /** What a command may touch of its process, injectable for tests. */
 export interface CommandIO {
@@ -35,7 +36,7 @@ export function parseCommandArgs<O extends Options>(argv: string[], options: O, 
 	try {
 		parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
 	} catch (error) {
-		throw new UsageError(error instanceof Error ? error.message : String(error));
+		throw new UsageError(errorMessage(error));
 	}
 	if (parsed.positionals.length !== positionals) {
 		throw new UsageError(

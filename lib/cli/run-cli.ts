@@ -1,5 +1,5 @@
 import { ConfigError } from "../config.ts";
-import { DatabaseOpenError } from "../db/index.ts";
+import { errorMessage } from "../util/index.ts";
 import { type Command, type CommandIO, EXIT, UsageError } from "./command.ts";
 
 function overview(commands: Command[]): string {
@@ -42,10 +42,8 @@ export async function runCli(commands: Command[], argv: string[], io: CommandIO)
 			io.err(`configuration error: ${error.message}`);
 			return EXIT.usage;
 		}
-		if (error instanceof DatabaseOpenError) {
-			io.err(`fax ${name}: ${error.message}`);
-			return EXIT.failed;
-		}
-		throw error;
+		// Every failure is one line for the operator, never a stack trace.
+		io.err(`fax ${name}: ${errorMessage(error)}`);
+		return EXIT.failed;
 	}
 }

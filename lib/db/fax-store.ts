@@ -12,6 +12,20 @@ export interface ListQuery {
 
 export type Lookup = { state: "found"; fax: FaxRow } | { state: "removed" } | { state: "missing" };
 
+/** A live row with what the store orders and matches it by. */
+export interface StoredFax extends FaxRow {
+	/** Insertion order; never reused. */
+	id: number;
+	/** The `from` match key of the sender; null when it has none. */
+	sender_key: string | null;
+}
+
+/** A slug removed on request or by the purge, in the order of removal. */
+export interface Removal {
+	seq: number;
+	slug: string;
+}
+
 const COLUMNS = "slug, source, sender, received_at, page_count, file_size";
 const NEWEST_FIRST = "ORDER BY received_at DESC, id DESC LIMIT $limit";
 
@@ -32,6 +46,14 @@ export class FaxStore {
 	readonly #delete: Statement;
 	readonly #tombstone: Statement;
 	readonly #expired: Statement<{ slug: string }>;
+	readonly #dataVersion: Statement<{ data_version: number }>;
+	readonly #newest: Statement<StoredFax>;
+	readonly #insertedAfter: Statement<StoredFax>;
+	readonly #lastId: Statement<{ id: number }>;
+	readonly #removalsAfter: Statement<Removal>;
+	readonly #lastRemoval: Statement<{ seq: number }>;
+	/** Commits through this connection, which its data_version does not count. */
+	#ownWrites = 0;
 
 	constructor(db: Database) {
 		this.#db = db;
@@ -51,6 +73,56 @@ export class FaxStore {
 			"INSERT OR IGNORE INTO removed_faxes (slug, removed_at) VALUES ($slug, $removed_at)",
 		);
 		this.#expired = db.prepare("SELECT slug FROM faxes WHERE received_at < $cutoff");
+		this.#dataVersion = db.prepare("PRAGMA data_version");
+		const stored = `id, ${COLUMNS}, sender_key`;
+		this.#newest = db.prepare(
+			`SELECT ${stored} FROM faxes WHERE received_at > $after ORDER BY received_at DESC, id DESC LIMIT $limit`,
+		);
+		this.#insertedAfter = db.prepare(
+			`SELECT ${stored} FROM faxes WHERE id > $id AND received_at > $after ORDER BY id`,
+		);
+		this.#lastId = db.prepare("SELECT coalesce(max(id), 0) AS id FROM faxes");
+		this.#removalsAfter = db.prepare("SELECT seq, slug FROM removed_faxes WHERE seq > $seq ORDER BY seq");
+		this.#lastRemoval = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM removed_faxes");
+	}
+
+	/**
+	 * A number that differs from the one of the previous call whenever a write
+	 * was committed in between, by this store or by any other connection
+	 * (SQLite's data_version): one cheap statement, no table read.
+	 */
+	changeCount(): number {
+		return (this.#dataVersion.get()?.data_version ?? 0) + this.#ownWrites;
+	}
+
+	/** Runs `work` in one read transaction: every read in it sees the same committed state. */
+	snapshot<T>(work: () => T): T {
+		return this.#db.transaction(work).deferred();
+	}
+
+	/** The newest live faxes received after `after` (Unix seconds), newest first. */
+	newestFaxes(after: number, limit: number): StoredFax[] {
+		return this.#newest.all({ after, limit });
+	}
+
+	/** Live faxes inserted after the one with id `id` and received after `after`, in insertion order. */
+	faxesInsertedAfter(id: number, after: number): StoredFax[] {
+		return this.#insertedAfter.all({ id, after });
+	}
+
+	/** The id of the latest inserted live fax; 0 when there is none. */
+	lastFaxId(): number {
+		return this.#lastId.get()?.id ?? 0;
+	}
+
+	/** Removals after the one numbered `seq`, in the order they happened. */
+	removalsAfter(seq: number): Removal[] {
+		return this.#removalsAfter.all({ seq });
+	}
+
+	/** The number of the latest removal; 0 when there is none. */
+	lastRemoval(): number {
+		return this.#lastRemoval.get()?.seq ?? 0;
 	}
 
 	list(query: ListQuery): FaxRow[] {
@@ -76,11 +148,13 @@ export class FaxStore {
 	}
 
 	insert(fax: FaxRow): void {
+		this.#ownWrites++;
 		this.#insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
 	}
 
 	/** Records a slug as removed without a live row (an imported removed fax). */
 	tombstone(slug: string, removedAt: number): void {
+		this.#ownWrites++;
 		this.#tombstone.run({ slug, removed_at: removedAt });
 	}
 
@@ -96,6 +170,7 @@ export class FaxStore {
 
 	/** Removal on request; false when no live fax has this slug. */
 	remove(slug: string, removedAt: number): boolean {
+		this.#ownWrites++;
 		return this.transaction(() => {
 			if (this.#delete.run({ slug }).changes === 0) return false;
 			this.#tombstone.run({ slug, removed_at: removedAt });
@@ -105,6 +180,7 @@ export class FaxStore {
 
 	/** Deletes the rows of faxes older than `cutoff`, leaving tombstones; returns their slugs. */
 	purgeBefore(cutoff: number, removedAt: number): string[] {
+		this.#ownWrites++;
 		return this.transaction(() => {
 			const slugs = this.#expired.all({ cutoff }).map((row) => row.slug);
 			for (const slug of slugs) {

@@ -1,28 +1,8 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-
-// Live faxes only; a removed or purged fax leaves its slug in removed_faxes so it
-// answers 410 and is never reused. received_at is Unix seconds: every comparison
-// the API makes is to the whole second.
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS faxes (
-	id INTEGER PRIMARY KEY,
-	slug TEXT NOT NULL UNIQUE,
-	source TEXT NOT NULL CHECK (source IN ('phone', 'email')),
-	sender TEXT,
-	sender_key TEXT,
-	received_at INTEGER NOT NULL,
-	page_count INTEGER,
-	file_size INTEGER
-);
-CREATE INDEX IF NOT EXISTS faxes_by_time ON faxes (received_at, id);
-CREATE INDEX IF NOT EXISTS faxes_by_sender ON faxes (sender_key, received_at, id);
-CREATE TABLE IF NOT EXISTS removed_faxes (
-	slug TEXT PRIMARY KEY,
-	removed_at INTEGER NOT NULL
-) WITHOUT ROWID;
-`;
+import { errorMessage } from "../util/index.ts";
+import { migrate } from "./schema.ts";
 
 /** The database file cannot be created or opened: the disk, a path or its permissions. */
 export class DatabaseOpenError extends Error {}
@@ -32,8 +12,9 @@ function open(path: string): Database {
 		if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
 		return new Database(path, { create: true, strict: true });
 	} catch (error) {
-		const reason = error instanceof Error ? error.message : String(error);
-		throw new DatabaseOpenError(`cannot open the database at ${path} (DATABASE_PATH): ${reason}`);
+		throw new DatabaseOpenError(
+			`cannot open the database at ${path} (DATABASE_PATH): ${errorMessage(error)}`,
+		);
 	}
 }
 
@@ -45,6 +26,6 @@ export function openDatabase(path: string): Database {
 	db.exec("PRAGMA busy_timeout = 5000");
 	db.exec("PRAGMA journal_mode = WAL");
 	db.exec("PRAGMA synchronous = NORMAL");
-	db.exec(SCHEMA);
+	migrate(db);
 	return db;
 }

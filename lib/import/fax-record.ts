@@ -1,14 +1,14 @@
 import { type StaticDecode, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { TransformDecodeError } from "@sinclair/typebox/value";
-import { type FaxRow, OffsetDateTime, SLUG_PATTERN } from "../fax/index.ts";
+import { type FaxRow, OffsetDateTime, SenderText, SLUG_PATTERN } from "../fax/index.ts";
 
 /** One record of `fax import FILE.json`; `received_at` decodes to Unix seconds. */
 export const FaxRecordSchema = Type.Object(
 	{
 		slug: Type.Optional(Type.String({ pattern: SLUG_PATTERN.source })),
 		source: Type.Union([Type.Literal("phone"), Type.Literal("email")]),
-		sender: Type.Union([Type.String({ maxLength: 255 }), Type.Null()]),
+		sender: Type.Union([SenderText(), Type.Null()]),
 		received_at: OffsetDateTime(),
 		page_count: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
 		file_size: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),

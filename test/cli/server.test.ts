@@ -2,34 +2,19 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../../testkit/server.ts";
+import { spawnServer, startServerProcess } from "../../testkit/server-process.ts";
 
 const dir = makeTempDir();
+
+/** Message and fax count of each JSON log line. */
+function logLines(text: string): [unknown, unknown][] {
+	return text
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line) as { msg?: unknown; faxes?: unknown })
+		.map((line) => [line.msg, line.faxes]);
+}
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const root = join(import.meta.dir, "../..");
-
-function spawnServer(env: Record<string, string>) {
-	return Bun.spawn([process.execPath, "bin/server.ts"], {
-		cwd: root,
-		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
-		stdout: "pipe",
-		stderr: "pipe",
-	});
-}
-
-/** Starts bin/server.ts as `npm start` does and reads the address it announces. */
-async function startServerProcess(env: Record<string, string>) {
-	const child = spawnServer(env);
-	const reader = child.stderr.getReader();
-	let log = "";
-	while (!log.includes("listening on")) {
-		const { value, done } = await reader.read();
-		if (done) throw new Error(`server exited: ${log}`);
-		log += new TextDecoder().decode(value);
-	}
-	const url = /listening on (\S+)/.exec(log)?.[1] ?? "";
-	return { child, url, log };
-}
-
 test.each([
 	["PORT", "70000", 'PORT must be an integer from 0 to 65535, got "70000"'],
 	["RATE_LIMIT_PER_MINUTE", "0", 'RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, got "0"'],
@@ -38,7 +23,7 @@ test.each([
 	["REDIS_URL", "localhost:6379", 'REDIS_URL must be a redis:// or rediss:// URL, got "localhost:6379"'],
 	["TRUST_PROXY", "10.0.0.0/33", "TRUST_PROXY"],
 ])("a bad %s stops the server with exit 2 and a message naming it", async (name, value, message) => {
-	const child = spawnServer({ DATABASE_PATH: join(dir, "bad.sqlite"), [name]: value });
+	const child = spawnServer({ DATABASE_PATH: join(dir, "bad.sqlite"), [name]: value }, { stdout: "pipe" });
 	const [code, stderr, stdout] = await Promise.all([
 		child.exited,
 		new Response(child.stderr).text(),
@@ -52,8 +37,7 @@ test.each([
 
 test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
 	const env = { DATABASE_PATH: join(dir, "demo.sqlite"), STORAGE_DIR: join(dir, "storage") };
-	const first = await startServerProcess(env);
-	expect(first.log).toContain("loaded 9 demo faxes into the empty database");
+	const first = await startServerProcess(env, { stdout: "pipe" });
 	const list = (await (await fetch(`${first.url}/api/faxes`)).json()) as {
 		slug: string;
 		from: string | null;
@@ -81,12 +65,36 @@ test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
 	expect((await fetch(`${first.url}/api/faxes/fax_DemoRemoved1`)).status).toBe(410);
 	expect((await fetch(`${first.url}/api/faxes/fax_DemoExpired1`)).status).toBe(410);
 	first.child.kill("SIGTERM");
-	expect(await first.child.exited).toBe(0);
+	const [code, firstLog] = await Promise.all([first.child.exited, new Response(first.child.stdout).text()]);
+	expect(code).toBe(0);
+	expect(logLines(firstLog)).toContainEqual(["loaded the demo faxes into the empty database", 9]);
 
-	const second = await startServerProcess(env);
-	expect(second.log).not.toContain("demo faxes");
+	const second = await startServerProcess(env, { stdout: "pipe" });
 	const again = (await (await fetch(`${second.url}/api/faxes?limit=100`)).json()) as unknown[];
 	expect(again.length).toBe(6);
 	second.child.kill("SIGTERM");
+	const secondLog = await new Response(second.child.stdout).text();
+	expect(secondLog).not.toContain("demo faxes");
 	await second.child.exited;
+});
+
+test("NODE_ENV=production starts empty unless SEED_DEMO=1 asks for the demo faxes", async () => {
+	const env = {
+		NODE_ENV: "production",
+		DATABASE_PATH: join(dir, "production.sqlite"),
+		STORAGE_DIR: join(dir, "p"),
+	};
+	const server = await startServerProcess(env);
+	expect(await (await fetch(`${server.url}/api/faxes?limit=100`)).json()).toEqual([]);
+	server.child.kill("SIGTERM");
+	expect(await server.child.exited).toBe(0);
+
+	const asked = await startServerProcess({
+		...env,
+		DATABASE_PATH: join(dir, "asked.sqlite"),
+		SEED_DEMO: "1",
+	});
+	expect(((await (await fetch(`${asked.url}/api/faxes?limit=100`)).json()) as unknown[]).length).toBe(6);
+	asked.child.kill("SIGTERM");
+	expect(await asked.child.exited).toBe(0);
 });

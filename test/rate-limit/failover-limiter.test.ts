@@ -1,28 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { Redis } from "ioredis";
+import { afterEach, describe, expect, test } from "bun:test";
 import { FailoverLimiter } from "../../lib/rate-limit/failover-limiter.ts";
 import type { RateLimitDecision } from "../../lib/rate-limit/index.ts";
 import { MemoryWindowLimiter } from "../../lib/rate-limit/memory-window.ts";
 import { RedisWindowLimiter } from "../../lib/rate-limit/redis-window.ts";
-import { type RedisServer, startRedisServer } from "../../testkit/redis-server.ts";
+import { captureLog } from "../../testkit/log.ts";
+import { useRedisServer } from "../../testkit/use-redis.ts";
 
-let server: RedisServer;
-let checker: Redis;
+const fixture = useRedisServer();
 const limiters: FailoverLimiter[] = [];
-
-beforeAll(async () => {
-	server = await startRedisServer();
-	checker = new Redis(server.url, { maxRetriesPerRequest: 0 });
-	checker.on("error", () => {});
-});
 
 afterEach(async () => {
 	await Promise.all(limiters.splice(0).map((limiter) => limiter.close()));
-});
-
-afterAll(async () => {
-	checker.disconnect();
-	await server.close();
 });
 
 function failover(url: string) {
@@ -34,12 +22,8 @@ function failover(url: string) {
 		prefix,
 	});
 	const memory = new MemoryWindowLimiter({ limit: 60, windowSeconds: 60 });
-	const logs: string[] = [];
-	const limiter = new FailoverLimiter({
-		redis,
-		memory,
-		log: (line) => logs.push(line),
-	});
+	const { logger, lines: logs } = captureLog();
+	const limiter = new FailoverLimiter({ redis, memory, logger });
 	limiters.push(limiter);
 	return { limiter, redis, logs, prefix };
 }
@@ -65,45 +49,52 @@ async function untilBackend(limiter: FailoverLimiter, backend: "redis" | "memory
 
 describe("FailoverLimiter", () => {
 	test("counts in memory while Redis is stopped and goes back to Redis after its restart", async () => {
-		const { limiter, redis, logs, prefix } = failover(server.url);
+		const { limiter, redis, logs, prefix } = failover(fixture.server.url);
 		expect(await redis.whenReady(2000)).toBe(true);
 
 		for (let i = 0; i < 3; i++) await timedConsume(limiter, "k");
 		expect(limiter.backend).toBe("redis");
-		expect(await checker.get(`${prefix}k`)).toBe("3");
+		expect(await fixture.checker.get(`${prefix}k`)).toBe("3");
 		expect(logs).toEqual([]);
 
-		await server.stop();
+		await fixture.server.stop();
 		const answers: RateLimitDecision[] = [];
 		for (let i = 0; i < 5; i++) answers.push(await timedConsume(limiter, "k"));
 		expect(answers.map((answer) => answer.remaining)).toEqual([59, 58, 57, 56, 55]);
 		expect(answers.every((answer) => answer.allowed)).toBe(true);
 		expect(limiter.backend).toBe("memory");
 		expect(logs).toHaveLength(1);
-		expect(logs[0]).toStartWith("rate limit: Redis unavailable (");
+		expect(logs[0]?.level).toBe("warn");
+		expect(logs[0]?.msg).toBe("rate limit: Redis unavailable; counting in process memory until it is back");
+		expect(logs[0]?.reason).toBeString();
+		expect(limiter.fallbacks).toBe(1);
 
-		await server.restart();
+		await fixture.server.restart();
 		expect(await redis.whenReady(3000)).toBe(true);
 		const probe = await untilBackend(limiter, "redis", "k");
 		// The restarted Redis is empty: the request that found it again opened a new window there.
 		expect(probe.remaining).toBe(59);
-		expect(await checker.get(`${prefix}k`)).toBe("1");
+		expect(await fixture.checker.get(`${prefix}k`)).toBe("1");
 		expect((await timedConsume(limiter, "k")).remaining).toBe(58);
-		expect(await checker.get(`${prefix}k`)).toBe("2");
+		expect(await fixture.checker.get(`${prefix}k`)).toBe("2");
 		expect(logs).toHaveLength(2);
-		expect(logs[1]).toBe("rate limit: Redis is reachable again; counting in Redis");
+		expect([logs[1]?.level, logs[1]?.msg]).toEqual([
+			"info",
+			"rate limit: Redis is reachable again; counting in Redis",
+		]);
+		expect(limiter.fallbacks).toBe(1);
 	});
 
 	test("a Redis slower than the command timeout is bypassed, then used again", async () => {
-		const { limiter, redis, logs } = failover(server.url);
+		const { limiter, redis, logs } = failover(fixture.server.url);
 		expect(await redis.whenReady(2000)).toBe(true);
 		await timedConsume(limiter, "k");
 
-		await checker.call("CLIENT", "PAUSE", "400", "ALL");
+		await fixture.checker.call("CLIENT", "PAUSE", "400", "ALL");
 		expect((await timedConsume(limiter, "k")).remaining).toBe(59);
 		expect(limiter.backend).toBe("memory");
-		expect(logs).toEqual([
-			"rate limit: Redis unavailable (Command timed out); counting in process memory until it is back",
+		expect(logs.map((line) => [line.msg, line.reason])).toEqual([
+			["rate limit: Redis unavailable; counting in process memory until it is back", "Command timed out"],
 		]);
 		// Within the retry delay, requests skip Redis instead of each waiting for a timeout.
 		for (let i = 0; i < 20; i++) {

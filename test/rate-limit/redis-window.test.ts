@@ -1,36 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { Redis } from "ioredis";
+import { afterEach, describe, expect, test } from "bun:test";
 import { RedisWindowLimiter } from "../../lib/rate-limit/redis-window.ts";
-import { type RedisServer, startRedisServer } from "../../testkit/redis-server.ts";
+import { useRedisServer } from "../../testkit/use-redis.ts";
 
-let server: RedisServer;
-let checker: Redis;
+const redis = useRedisServer();
 const limiters: RedisWindowLimiter[] = [];
-
-beforeAll(async () => {
-	server = await startRedisServer();
-	checker = new Redis(server.url);
-});
 
 afterEach(async () => {
 	await Promise.all(limiters.splice(0).map((limiter) => limiter.close()));
 });
 
-afterAll(async () => {
-	checker.disconnect();
-	await server.close();
-});
-
-/** A prefix of its own keeps each test's keys apart, also on a shared REDIS_URL. */
-function uniquePrefix(): string {
-	return `test:rl:${crypto.randomUUID()}:`;
-}
+const uniquePrefix = redis.uniquePrefix;
 
 async function connectedLimiter(
 	options: { limit?: number; windowSeconds?: number; prefix?: string } = {},
 ): Promise<RedisWindowLimiter> {
 	const limiter = new RedisWindowLimiter({
-		url: server.url,
+		url: redis.server.url,
 		limit: options.limit ?? 60,
 		windowSeconds: options.windowSeconds ?? 60,
 		prefix: options.prefix ?? uniquePrefix(),
@@ -73,8 +58,8 @@ describe("RedisWindowLimiter", () => {
 		expect(refused.resetAt).toBeGreaterThanOrEqual(Math.ceil((started + 60_000) / 1000));
 		expect(refused.resetAt).toBeLessThanOrEqual(Math.ceil((finished + 60_000) / 1000));
 
-		expect(await checker.get(`${prefix}203.0.113.7`)).toBe("61");
-		const ttl = await checker.pttl(`${prefix}203.0.113.7`);
+		expect(await redis.checker.get(`${prefix}203.0.113.7`)).toBe("61");
+		const ttl = await redis.checker.pttl(`${prefix}203.0.113.7`);
 		expect(ttl).toBeGreaterThan(59_000);
 		expect(ttl).toBeLessThanOrEqual(60_000);
 	});
@@ -98,7 +83,7 @@ describe("RedisWindowLimiter", () => {
 			remaining: 0,
 			retryAfter: 1,
 		});
-		expect(await checker.pttl(`${prefix}k`)).toBeLessThanOrEqual(400);
+		expect(await redis.checker.pttl(`${prefix}k`)).toBeLessThanOrEqual(400);
 		expect(await limiter.consume("k")).toMatchObject({
 			allowed: false,
 			remaining: 0,
@@ -112,7 +97,7 @@ describe("RedisWindowLimiter", () => {
 			remaining: 1,
 			retryAfter: 1,
 		});
-		expect(await checker.get(`${prefix}k`)).toBe("1");
+		expect(await redis.checker.get(`${prefix}k`)).toBe("1");
 	});
 
 	test("two instances on one Redis share every count", async () => {
@@ -123,7 +108,7 @@ describe("RedisWindowLimiter", () => {
 		expect((await one.consume("k")).remaining).toBe(59);
 		expect((await two.consume("k")).remaining).toBe(58);
 		expect((await one.consume("k")).remaining).toBe(57);
-		expect(await checker.get(`${prefix}k`)).toBe("3");
+		expect(await redis.checker.get(`${prefix}k`)).toBe("3");
 	});
 
 	test("different prefixes keep deployments apart", async () => {
@@ -138,16 +123,16 @@ describe("RedisWindowLimiter", () => {
 	test("the script is loaded again after Redis forgot it", async () => {
 		const limiter = await connectedLimiter();
 		await limiter.consume("k");
-		await checker.script("FLUSH");
+		await redis.checker.script("FLUSH");
 		expect((await limiter.consume("k")).remaining).toBe(58);
 	});
 
 	test("a key left without a TTL gets one instead of living forever", async () => {
 		const prefix = uniquePrefix();
 		const limiter = await connectedLimiter({ windowSeconds: 60, prefix });
-		await checker.set(`${prefix}k`, "5");
+		await redis.checker.set(`${prefix}k`, "5");
 		expect((await limiter.consume("k")).remaining).toBe(54);
-		expect(await checker.pttl(`${prefix}k`)).toBeGreaterThan(59_000);
+		expect(await redis.checker.pttl(`${prefix}k`)).toBeGreaterThan(59_000);
 	});
 
 	test("consume() rejects quickly when Redis is unreachable", async () => {

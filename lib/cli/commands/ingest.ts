@@ -5,12 +5,23 @@ import { type Received, receiveFax } from "../../ingest/index.ts";
 import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
 import { withStore } from "../open-store.ts";
 
-// A full or read-only disk is the operator's to fix: one clear line, not a stack trace.
+/**
+ * A full, read-only or locked disk is the operator's to fix, and is told as
+ * such; any other failure is no storage problem and reaches the command
+ * runner's own one-line report.
+ */
+function isStorageFailure(error: unknown): error is Error {
+	if (!(error instanceof Error)) return false;
+	const code = (error as { code?: unknown }).code;
+	return error.name === "SQLiteError" || (typeof code === "string" && /^E[A-Z]+$/.test(code));
+}
+
 async function storeOrExplain(...args: Parameters<typeof receiveFax>): Promise<Received | Error> {
 	try {
 		return await receiveFax(...args);
 	} catch (error) {
-		return error instanceof Error ? error : new Error(String(error));
+		if (isStorageFailure(error)) return error;
+		throw error;
 	}
 }
 

@@ -1,6 +1,7 @@
 import { loadConfig } from "../../config.ts";
 import { isSlugShape } from "../../fax/index.ts";
 import { deleteFaxFiles } from "../../storage/index.ts";
+import { errorMessage } from "../../util/index.ts";
 import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
 import { withStore } from "../open-store.ts";
 
@@ -26,8 +27,7 @@ Exit codes: 0 removed, 1 no live fax has this slug, 2 bad arguments.`,
 			try {
 				await deleteFaxFiles(storageDir, slug);
 			} catch (error) {
-				const reason = error instanceof Error ? error.message : String(error);
-				io.err(`remove: ${slug} answers 410 now, but its files could not be deleted: ${reason}`);
+				io.err(`remove: ${slug} answers 410 now, but its files could not be deleted: ${errorMessage(error)}`);
 				return EXIT.failed;
 			}
 			io.out(`removed ${slug}`);

@@ -1,34 +1,24 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
-import { type RedisServer, startRedisServer } from "../../../testkit/redis-server.ts";
+import { eventsOf, type LogLine } from "../../../testkit/log.ts";
+import { startRedisServer } from "../../../testkit/redis-server.ts";
 import type { TestServer } from "../../../testkit/server.ts";
+import { useRedisServer } from "../../../testkit/use-redis.ts";
 import { type Answer, allowed, answerOf, defineRateLimitSuite, from, send, useServers } from "./suite.ts";
 
-let redis: RedisServer;
-let checker: Redis;
-
-beforeAll(async () => {
-	redis = await startRedisServer();
-	checker = new Redis(redis.url, { maxRetriesPerRequest: 0 });
-	checker.on("error", () => {});
-});
-
-afterAll(async () => {
-	checker.disconnect();
-	await redis.close();
-});
+const redis = useRedisServer();
 
 function newPrefix(): string {
 	return `test:http:${crypto.randomUUID()}:`;
 }
 
 function redisEnv(prefix = newPrefix()): Record<string, string> {
-	return { REDIS_URL: redis.url, RATE_LIMIT_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: "60" };
+	return { REDIS_URL: redis.server.url, RATE_LIMIT_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: "60" };
 }
 
 defineRateLimitSuite({ name: "Redis", env: () => redisEnv() });
 
-const UNAVAILABLE = /^rate limit: Redis unavailable \(.+\); counting in process memory until it is back$/;
+const UNAVAILABLE = /^rate limit: Redis unavailable; counting in process memory until it is back \(.+\)$/;
 const BACK = "rate limit: Redis is reachable again; counting in Redis";
 
 /** Sends one request and fails the test if answering took 250 ms or more. */
@@ -71,16 +61,16 @@ describe("rate limit over HTTP, Redis only", () => {
 		});
 		await v6.arrayBuffer();
 
-		const keys = (await checker.keys(`${prefix}*`)).sort();
+		const keys = (await redis.checker.keys(`${prefix}*`)).sort();
 		expect(keys).toEqual([
 			`${prefix}127.0.0.1`,
 			`${prefix}2001:db8:1:2::/64`,
 			`${prefix}203.0.113.7`,
 			`${prefix}::/64`,
 		]);
-		expect(await checker.mget(keys)).toEqual(["2", "2", "1", "1"]);
+		expect(await redis.checker.mget(keys)).toEqual(["2", "2", "1", "1"]);
 		for (const key of keys) {
-			const ttl = await checker.pttl(key);
+			const ttl = await redis.checker.pttl(key);
 			expect(ttl).toBeGreaterThan(59_000);
 			expect(ttl).toBeLessThanOrEqual(60_000);
 		}
@@ -106,7 +96,7 @@ describe("rate limit over HTTP, Redis only", () => {
 		]);
 		// Both instances read the window's end from the one Redis key.
 		expect(refused[0]?.reset).toBe(refused[1]?.reset ?? "");
-		expect(await checker.get(`${env.RATE_LIMIT_PREFIX}127.0.0.1`)).toBe("62");
+		expect(await redis.checker.get(`${env.RATE_LIMIT_PREFIX}127.0.0.1`)).toBe("62");
 	});
 
 	test("a different RATE_LIMIT_PREFIX keeps deployments on one Redis apart", async () => {
@@ -129,12 +119,12 @@ describe("rate limit over HTTP, Redis only", () => {
 	});
 
 	test("Redis stopped mid-run: answers come from memory at once; restarted: counting goes back to Redis", async () => {
-		// A Redis of its own: stopping the shared one would disturb the other tests' checker.
+		// A Redis of its own: stopping the shared one would disturb the other tests' redis.checker.
 		const outage = await startRedisServer();
 		const watcher = new Redis(outage.url);
 		watcher.on("error", () => {});
 		try {
-			const logs: string[] = [];
+			const logs: LogLine[] = [];
 			const prefix = newPrefix();
 			const key = `${prefix}127.0.0.1`;
 			const server = await servers.start({ ...redisEnv(prefix), REDIS_URL: outage.url }, logs);
@@ -142,7 +132,7 @@ describe("rate limit over HTTP, Redis only", () => {
 			const before = [await timedSend(server), await timedSend(server), await timedSend(server)];
 			expect(before).toEqual([allowed(59), allowed(58), allowed(57)]);
 			expect(await watcher.get(key)).toBe("3");
-			expect(logs).toEqual([]);
+			expect(eventsOf(logs)).toEqual([]);
 
 			await outage.stop();
 			const during: Answer[] = [];
@@ -150,8 +140,8 @@ describe("rate limit over HTTP, Redis only", () => {
 				during.push(await timedSend(server, i % 2 ? "/api/faxes/fax_none1" : "/api/faxes"));
 			// The in-process window knows nothing of Redis's count: it starts afresh.
 			expect(during).toEqual(Array.from({ length: 10 }, (_, i) => allowed(59 - i, 60, i % 2 ? 404 : 200)));
-			expect(logs).toHaveLength(1);
-			expect(logs[0]).toMatch(UNAVAILABLE);
+			expect(eventsOf(logs)).toHaveLength(1);
+			expect(eventsOf(logs)[0]).toMatch(UNAVAILABLE);
 
 			// The restarted Redis has no data, so the key appears with the first request it counts.
 			await outage.restart();
@@ -163,8 +153,8 @@ describe("rate limit over HTTP, Redis only", () => {
 			]);
 			expect([await timedSend(server), await timedSend(server)]).toEqual([allowed(58), allowed(57)]);
 			expect(await watcher.get(key)).toBe("3");
-			expect(logs).toHaveLength(2);
-			expect(logs[1]).toBe(BACK);
+			expect(eventsOf(logs)).toHaveLength(2);
+			expect(eventsOf(logs)[1]).toBe(BACK);
 		} finally {
 			watcher.disconnect();
 			await outage.close();
@@ -177,7 +167,7 @@ describe("rate limit over HTTP, Redis only", () => {
 		watcher.on("error", () => {});
 		try {
 			await late.stop();
-			const logs: string[] = [];
+			const logs: LogLine[] = [];
 			const prefix = newPrefix();
 			const server = await servers.start({ ...redisEnv(prefix), REDIS_URL: late.url }, logs);
 			const during = [await timedSend(server), await timedSend(server)];
@@ -190,8 +180,8 @@ describe("rate limit over HTTP, Redis only", () => {
 				...Array.from({ length: memoryCounted }, (_, i) => allowed(57 - i)),
 				allowed(59),
 			]);
-			expect(logs).toEqual([
-				"rate limit: Redis unavailable (connection reconnecting); counting in process memory until it is back",
+			expect(eventsOf(logs)).toEqual([
+				"rate limit: Redis unavailable; counting in process memory until it is back (connection reconnecting)",
 				BACK,
 			]);
 		} finally {
@@ -201,34 +191,33 @@ describe("rate limit over HTTP, Redis only", () => {
 	});
 
 	test("Redis too slow: answers come from memory within the timeout, then Redis counts again", async () => {
-		const logs: string[] = [];
+		const logs: LogLine[] = [];
 		const prefix = newPrefix();
 		const key = `${prefix}127.0.0.1`;
 		const server = await servers.start(redisEnv(prefix), logs);
 		expect(await send(server, "/api/faxes")).toEqual(allowed(59));
 
 		// CLIENT PAUSE holds every client's commands, so the server's script call times out.
-		await checker.call("CLIENT", "PAUSE", "400", "ALL");
+		await redis.checker.call("CLIENT", "PAUSE", "400", "ALL");
 		const slow = [await timedSend(server), await timedSend(server)];
 		expect(slow).toEqual([allowed(59), allowed(58)]);
-		expect(logs).toHaveLength(1);
-		expect(logs[0]).toBe(
-			"rate limit: Redis unavailable (Command timed out); counting in process memory until it is back",
-		);
+		expect(eventsOf(logs)).toEqual([
+			"rate limit: Redis unavailable; counting in process memory until it is back (Command timed out)",
+		]);
 
 		// After a failed call Redis is tried again only a second later; until
 		// then the in-process window goes on counting.
 		const after: Answer[] = [];
 		const deadline = Date.now() + 5000;
-		while (logs.length < 2) {
+		while (eventsOf(logs).length < 2) {
 			if (Date.now() > deadline) throw new Error("still counting in memory 5 s after Redis answered again");
 			await Bun.sleep(50);
 			after.push(await timedSend(server));
 		}
-		expect(logs[1]).toBe(BACK);
+		expect(eventsOf(logs)[1]).toBe(BACK);
 		// Redis ran the timed-out call once the pause ended, so that request
 		// counts in both stores: 1 before, 1 timed out, 1 now.
-		expect(await checker.get(key)).toBe("3");
+		expect(await redis.checker.get(key)).toBe("3");
 		const memoryCounted = after.length - 1;
 		expect(after).toEqual([...Array.from({ length: memoryCounted }, (_, i) => allowed(57 - i)), allowed(57)]);
 	});

@@ -1,0 +1,43 @@
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+
+export interface ServerProcessOptions {
+	/** The script to run; `bin/server.ts`, as `npm start` does, unless named. */
+	script?: string;
+	/** "ignore" unless the caller reads it: a full pipe nobody reads would stall the server. */
+	stdout?: "pipe" | "ignore";
+	/** Standard output goes to this file instead, as a container runtime keeps the log. */
+	logFile?: string;
+}
+
+/** Runs a server script of this project on a free loopback port. */
+export function spawnServer(env: Record<string, string>, options: ServerProcessOptions = {}) {
+	return Bun.spawn([process.execPath, options.script ?? "bin/server.ts"], {
+		cwd: ROOT,
+		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0", ...env },
+		// A file leaves no stream to read, as "ignore" does.
+		stdout: (options.logFile === undefined ? (options.stdout ?? "ignore") : Bun.file(options.logFile)) as
+			| "pipe"
+			| "ignore",
+		stderr: "pipe",
+	});
+}
+
+/** Starts a server script and waits for the address it announces on standard error. */
+export async function startServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}) {
+	const script = options.script ?? "bin/server.ts";
+	const child = spawnServer(env, options);
+	const reader = child.stderr.getReader();
+	const decoder = new TextDecoder();
+	let log = "";
+	while (!log.includes("listening on")) {
+		const { value, done } = await reader.read();
+		if (done) throw new Error(`${script} exited: ${log}`);
+		log += decoder.decode(value, { stream: true });
+	}
+	reader.releaseLock();
+	const url = /listening on (\S+)/.exec(log)?.[1] ?? "";
+	const adminUrl = /\(admin (\S+)\)/.exec(log)?.[1] ?? "";
+	return { child, url, adminUrl, log };
+}
