@@ -261,8 +261,11 @@ async function timed(command: string[], env: Record<string, string>) {
 		child.exited,
 	]);
 	const ms = performance.now() - start;
-	const kilobytes = Number(stderr.trim().split("\n").at(-1));
-	return { ms, peakRssMb: (kilobytes * 1024) / 1e6, code, stdout, stderr };
+	// GNU time appends the peak RSS, after a line on a non-zero exit status.
+	const lines = stderr.trimEnd().split("\n");
+	const kilobytes = Number(lines.pop());
+	if (lines.at(-1)?.startsWith("Command exited with non-zero status")) lines.pop();
+	return { ms, peakRssMb: (kilobytes * 1024) / 1e6, code, stdout, stderr: lines.join("\n") };
 }
 
 function summary(runs: Run[]): Run {
