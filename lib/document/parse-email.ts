@@ -42,8 +42,8 @@ type PostalMime = typeof import("postal-mime").default;
 
 /**
  * Sender, date and the fax document of an email. The message's structure is
- * walked on its raw bytes and only the fax document is decoded, a slice at a
- * time: other attachments, however many and large, cost no memory. Never throws: a
+ * walked on its raw bytes and only the fax document is decoded: other
+ * attachments, however many and large, cost no memory. Never throws: a
  * message that cannot be parsed has nothing to offer.
  */
 export async function parseFaxEmail(bytes: Uint8Array): Promise<FaxEmail> {
