@@ -14,7 +14,15 @@ import {
 	tiffPage,
 	withPoppler,
 } from "./inspect.ts";
-import { bilevelEntries, faxTiff, handMadeTiff, tiffcp, withTiffTag } from "./make-files.ts";
+import {
+	bilevelEntries,
+	faxTiff,
+	handMadeTiff,
+	type ModifiedHuffmanRow,
+	modifiedHuffmanTiff,
+	tiffcp,
+	withTiffTag,
+} from "./make-files.ts";
 
 const FIXTURES = `${import.meta.dir}/../../fixtures/ingest`;
 
@@ -245,6 +253,24 @@ describe("CCITT pages go into the PDF undecoded and render as the source TIFF", 
 				width: 20,
 				height: 20,
 			});
+		},
+		RENDERING_TIMEOUT_MS,
+	);
+
+	test(
+		"Modified Huffman (TIFF compression 2), several strips: rows byte-aligned (EncodedByteAlign)",
+		async () => {
+			const rows = [
+				...Array<ModifiedHuffmanRow>(40).fill("white"),
+				...Array<ModifiedHuffmanRow>(80).fill("bar-right"),
+				...Array<ModifiedHuffmanRow>(40).fill("bar-left"),
+				...Array<ModifiedHuffmanRow>(40).fill("white"),
+			];
+			const tiff = modifiedHuffmanTiff(rows, 64);
+			const result = await processed(tiff);
+			expect(ccittKs(result.pdf)).toEqual({ "0": 4 });
+			expect(new TextDecoder("latin1").decode(result.pdf).match(/\/EncodedByteAlign true/g)?.length).toBe(4);
+			await expectPagesLikeTiff(tiff, result.pdf, ["609.882 x 73.4694"]);
 		},
 		RENDERING_TIMEOUT_MS,
 	);
