@@ -4,12 +4,13 @@
 
 /**
  * Larger inputs are rejected before any parsing. Callers reading a file can
- * check its size first. It bounds the memory of the costliest case, a PDF
- * held once by us and once by PDFium beside PDFium's own 60 MB, or an email
- * holding such a PDF base64-encoded: 256 MB in all. 48 MiB is more than
- * most mail servers pass (Postfix: 10 MB by default).
+ * check its size first. It bounds the memory of the costliest case: an email
+ * held whole beside the PDF it carries, which we hold once decoded and PDFium
+ * once more, beside PDFium's own 50 MB: about 225 MB at this size, under 256
+ * MB. 40 MiB is more than most mail servers pass (Postfix: 10 MB by default)
+ * and holds a 25 MB attachment, base64-encoded, as large mail services send.
  */
-export const MAX_INPUT_BYTES = 48 * 1024 * 1024;
+export const MAX_INPUT_BYTES = 40 * 1024 * 1024;
 
 /** A fax, or a scan sent by email, has far fewer pages; each page costs work. */
 export const MAX_PAGES = 1000;
