@@ -59,7 +59,11 @@ async function benchHttp(): Promise<void> {
 	const databasePath = join(dir, "bench.sqlite");
 	const db = openDatabase(databasePath);
 	const started = performance.now();
-	const imported = importFaxes(new FaxStore(db), records(FAXES, 29 * 86_400), Math.floor(Date.now() / 1000));
+	const imported = await importFaxes(
+		new FaxStore(db),
+		records(FAXES, 29 * 86_400),
+		Math.floor(Date.now() / 1000),
+	);
 	if (!imported.ok) throw new Error(imported.errors.join("\n"));
 	console.log(
 		`database: ${FAXES} faxes over 29 days (${((performance.now() - started) / 1000).toFixed(1)} s to load)`,

@@ -39,7 +39,7 @@ async function seedIfEmpty(store: FaxStore, config: Config, nowSeconds: number):
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
 	const clock = options.clock ?? Date.now;
 	const log = options.log ?? ((message: string) => console.error(message));
-	const db = openDatabase(config.databasePath);
+	const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 	const store = new FaxStore(db);
 	let limiter: RateLimiter | undefined;
 	try {

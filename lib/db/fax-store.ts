@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { type FaxRow, storedSenderKey } from "../fax/index.ts";
+import { WriteLock } from "./write-lock.ts";
 
 export type SenderFilter = { kind: "any" } | { kind: "unknown" } | { kind: "key"; key: string };
 
@@ -22,6 +23,16 @@ export const LIST_SQL = {
 	key: `SELECT ${COLUMNS} FROM faxes WHERE sender_key = $key AND received_at > $after ${NEWEST_FIRST}`,
 } as const;
 
+/** The writes of one transaction (FaxStore.write). */
+export interface FaxWriter {
+	insert(fax: FaxRow): void;
+	/** Records a slug as removed without a live row (an imported removed fax). */
+	tombstone(slug: string, removedAt: number): void;
+}
+
+// Faxes purged per step; a purge commits every BATCH_MS.
+const PURGE_STEP = 100;
+
 /** All reads and writes of faxes go through here, as prepared statements. */
 export class FaxStore {
 	readonly #db: Database;
@@ -32,6 +43,8 @@ export class FaxStore {
 	readonly #delete: Statement;
 	readonly #tombstone: Statement;
 	readonly #expired: Statement<{ slug: string }>;
+	readonly #lock: WriteLock;
+	readonly #writer: FaxWriter;
 
 	constructor(db: Database) {
 		this.#db = db;
@@ -50,7 +63,14 @@ export class FaxStore {
 		this.#tombstone = db.prepare(
 			"INSERT OR IGNORE INTO removed_faxes (slug, removed_at) VALUES ($slug, $removed_at)",
 		);
-		this.#expired = db.prepare("SELECT slug FROM faxes WHERE received_at < $cutoff");
+		this.#expired = db.prepare("SELECT slug FROM faxes WHERE received_at < $cutoff LIMIT $limit");
+		this.#lock = new WriteLock(db);
+		const insert = this.#insert;
+		const tombstone = this.#tombstone;
+		this.#writer = {
+			insert: (fax) => insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) }),
+			tombstone: (slug, removedAt) => tombstone.run({ slug, removed_at: removedAt }),
+		};
 	}
 
 	list(query: ListQuery): FaxRow[] {
@@ -75,44 +95,48 @@ export class FaxStore {
 		return this.#bySlug.get({ slug }) !== null || this.#isRemoved.get({ slug }) !== null;
 	}
 
-	insert(fax: FaxRow): void {
-		this.#insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
-	}
-
-	/** Records a slug as removed without a live row (an imported removed fax). */
-	tombstone(slug: string, removedAt: number): void {
-		this.#tombstone.run({ slug, removed_at: removedAt });
+	/** Inserts one fax, waiting for the write lock if another process writes. */
+	async insert(fax: FaxRow): Promise<void> {
+		await this.write((writer) => writer.insert(fax));
 	}
 
 	/**
-	 * Runs `work` in one write transaction: all of it lands or none. IMMEDIATE
-	 * takes the write lock up front, so a transaction that reads before it
-	 * writes waits for another writer (busy timeout) instead of failing with
-	 * SQLITE_BUSY when its read snapshot turns stale.
+	 * Runs `work` in one write transaction: all of it lands or none. It waits
+	 * for another writer at most the busy timeout, without blocking the event
+	 * loop, and then fails with a DatabaseBusyError.
 	 */
-	transaction<T>(work: () => T): T {
-		return this.#db.transaction(work).immediate();
+	write<T>(work: (writer: FaxWriter) => T): Promise<T> {
+		return this.#lock.run(() => work(this.#writer));
 	}
 
 	/** Removal on request; false when no live fax has this slug. */
-	remove(slug: string, removedAt: number): boolean {
-		return this.transaction(() => {
+	remove(slug: string, removedAt: number): Promise<boolean> {
+		return this.#lock.run(() => {
 			if (this.#delete.run({ slug }).changes === 0) return false;
 			this.#tombstone.run({ slug, removed_at: removedAt });
 			return true;
 		});
 	}
 
-	/** Deletes the rows of faxes older than `cutoff`, leaving tombstones; returns their slugs. */
-	purgeBefore(cutoff: number, removedAt: number): string[] {
-		return this.transaction(() => {
-			const slugs = this.#expired.all({ cutoff }).map((row) => row.slug);
-			for (const slug of slugs) {
-				this.#delete.run({ slug });
-				this.#tombstone.run({ slug, removed_at: removedAt });
-			}
-			return slugs;
+	/**
+	 * Deletes the rows of faxes older than `cutoff`, leaving tombstones; returns
+	 * their slugs. Runs in short transactions, so a purge of many faxes never
+	 * holds the write lock for long; one stopped half-way is finished by the next.
+	 */
+	async purgeBefore(cutoff: number, removedAt: number): Promise<string[]> {
+		const slugs: string[] = [];
+		await this.#lock.runInBatches({
+			step: () => {
+				const expired = this.#expired.all({ cutoff, limit: PURGE_STEP });
+				for (const { slug } of expired) {
+					this.#delete.run({ slug });
+					this.#tombstone.run({ slug, removed_at: removedAt });
+					slugs.push(slug);
+				}
+				return expired.length === PURGE_STEP;
+			},
 		});
+		return slugs;
 	}
 
 	isEmpty(): boolean {

@@ -13,7 +13,11 @@ export type ImportResult = { ok: true; summary: ImportSummary } | { ok: false; e
  * Imports a parsed JSON document of fax records, all or nothing: every record is
  * checked first and any error leaves the database untouched.
  */
-export function importFaxes(store: FaxStore, document: unknown, nowSeconds: number): ImportResult {
+export async function importFaxes(
+	store: FaxStore,
+	document: unknown,
+	nowSeconds: number,
+): Promise<ImportResult> {
 	if (!Array.isArray(document))
 		return { ok: false, errors: ["the file must hold a JSON array of fax records"] };
 
@@ -38,13 +42,13 @@ export function importFaxes(store: FaxStore, document: unknown, nowSeconds: numb
 	if (errors.length > 0) return { ok: false, errors };
 
 	let removed = 0;
-	store.transaction(() => {
+	await store.write((writer) => {
 		for (const { record, slug } of accepted) {
 			if (record.removed) {
-				store.tombstone(slug, nowSeconds);
+				writer.tombstone(slug, nowSeconds);
 				removed++;
 			} else {
-				store.insert(toFaxRow(record, slug));
+				writer.insert(toFaxRow(record, slug));
 			}
 		}
 	});

@@ -12,7 +12,7 @@ export async function purgeExpired(
 	storageDir: string,
 	nowSeconds: number,
 ): Promise<string[]> {
-	const slugs = store.purgeBefore(retentionCutoff(nowSeconds), nowSeconds);
+	const slugs = await store.purgeBefore(retentionCutoff(nowSeconds), nowSeconds);
 	for (const slug of slugs) await deleteFaxFiles(storageDir, slug);
 	return slugs;
 }

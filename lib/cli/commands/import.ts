@@ -1,4 +1,5 @@
 import { loadConfig } from "../../config.ts";
+import { DatabaseBusyError } from "../../db/index.ts";
 import { importFaxes } from "../../import/index.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
 import { withStore } from "../open-store.ts";
@@ -29,9 +30,16 @@ Exit codes: 0 imported, 1 the file is unreadable or has invalid records, 2 bad a
 			io.err(`import: ${path}: ${reason}`);
 			return EXIT.failed;
 		}
-		const result = await withStore(loadConfig(io.env), (store) =>
-			importFaxes(store, document, Math.floor(io.clock() / 1000)),
-		);
+		let result: Awaited<ReturnType<typeof importFaxes>>;
+		try {
+			result = await withStore(loadConfig(io.env), (store) =>
+				importFaxes(store, document, Math.floor(io.clock() / 1000)),
+			);
+		} catch (error) {
+			if (!(error instanceof DatabaseBusyError)) throw error;
+			io.err(`import: ${path}: ${error.message}; nothing was imported`);
+			return EXIT.failed;
+		}
 		if (!result.ok) {
 			for (const error of result.errors.slice(0, MAX_ERRORS_SHOWN)) io.err(`import: ${path}: ${error}`);
 			if (result.errors.length > MAX_ERRORS_SHOWN) {
