@@ -1,8 +1,8 @@
 /**
  * `bun run bench`: the service against a bare Bun.serve baseline answering the
  * same bytes, on this machine, side by side. Prints requests per second,
- * latency and memory of each, and the service's ratio to the baseline; then the
- * time of `fax import` of 1,000,000 records against raw SQLite inserts.
+ * latency and memory of each, and the service's ratio to the baseline; then
+ * `fax import` of 1,000,000 records against raw SQLite inserts (bench/import.ts).
  * Options (environment): BENCH_SECONDS (5), BENCH_CONNECTIONS (32), BENCH_FAXES (200000).
  */
 import { rmSync } from "node:fs";
@@ -12,13 +12,12 @@ import { FaxStore, openDatabase } from "../lib/db/index.ts";
 import { importFaxes } from "../lib/import/index.ts";
 import { startRedisServer } from "../testkit/redis-server.ts";
 import { startServerProcess } from "../testkit/server-process.ts";
+import { benchImport, formatImportBench } from "./import.ts";
 import { type LoadResult, runLoad } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const FAXES = Number(process.env.BENCH_FAXES ?? 200_000);
-const IMPORT_RECORDS = 1_000_000;
-const root = join(import.meta.dir, "..");
 const dir = join(tmpdir(), `testfax-bench-${process.pid}`);
 
 const SENDERS = ["+1 555 123 4567", "+49 30 12345678", "ACME 42", "john.doe@example.co.uk", null];
@@ -133,52 +132,9 @@ async function benchHttp(): Promise<void> {
 	}
 }
 
-async function benchImport(): Promise<void> {
-	const file = join(dir, "import.json");
-	const data = records(IMPORT_RECORDS, 29 * 86_400);
-	await Bun.write(file, JSON.stringify(data));
-
-	const rawPath = join(dir, "raw.sqlite");
-	const raw = openDatabase(rawPath);
-	const insert = raw.prepare(
-		"INSERT INTO faxes (slug, source, sender, sender_key, received_at, page_count, file_size) VALUES (?, ?, ?, ?, ?, ?, ?)",
-	);
-	let started = performance.now();
-	const parsed = JSON.parse(await Bun.file(file).text()) as ReturnType<typeof records>;
-	raw.transaction(() => {
-		parsed.forEach((r, i) => {
-			insert.run(
-				`fax_raw${i}`,
-				r.source,
-				r.sender,
-				r.sender,
-				Date.parse(r.received_at) / 1000,
-				r.page_count,
-				r.file_size,
-			);
-		});
-	})();
-	const rawSeconds = (performance.now() - started) / 1000;
-	raw.close();
-
-	started = performance.now();
-	const child = Bun.spawn([process.execPath, "bin/fax.ts", "import", file], {
-		cwd: root,
-		env: { PATH: process.env.PATH ?? "", DATABASE_PATH: join(dir, "import.sqlite") },
-		stdout: "pipe",
-		stderr: "inherit",
-	});
-	const code = await child.exited;
-	const importSeconds = (performance.now() - started) / 1000;
-	if (code !== 0) throw new Error(`fax import exited ${code}`);
-	console.log(
-		`\nfax import of ${IMPORT_RECORDS} records: ${importSeconds.toFixed(1)} s; baseline (parse + raw prepared INSERTs, no validation): ${rawSeconds.toFixed(1)} s (${(importSeconds / rawSeconds).toFixed(2)}× baseline)`,
-	);
-}
-
 try {
 	await benchHttp();
-	await benchImport();
+	console.log(`\n${formatImportBench(await benchImport())}`);
 } finally {
 	// The servers close their databases as they exit; only then is the directory free to go.
 	await Promise.all(

@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { type FaxRow, storedSenderKey } from "../fax/index.ts";
+import { cleanAbandonedImports, ImportStatements, StagedImport } from "./staged-import.ts";
 import { WriteLock } from "./write-lock.ts";
 
 export type SenderFilter = { kind: "any" } | { kind: "unknown" } | { kind: "key"; key: string };
@@ -16,11 +17,22 @@ export type Lookup = { state: "found"; fax: FaxRow } | { state: "removed" } | { 
 const COLUMNS = "slug, source, sender, received_at, page_count, file_size";
 const NEWEST_FIRST = "ORDER BY received_at DESC, id DESC LIMIT $limit";
 
+/**
+ * The rows every read and every removal sees: all but those of a large import
+ * that is not published yet (staged-import.ts). Stated positively, so a row
+ * whose import is unknown (abandoned, being cleaned up) stays hidden.
+ */
+export function visibleRows(table: "faxes" | "removed_faxes"): string {
+	return `(${table}.import_id IS NULL OR EXISTS (SELECT 1 FROM fax_imports WHERE fax_imports.id = ${table}.import_id AND fax_imports.state = 'published'))`;
+}
+
+const VISIBLE = visibleRows("faxes");
+
 /** The list statements, one per filter shape; each is served by an index (see the plan test). */
 export const LIST_SQL = {
-	any: `SELECT ${COLUMNS} FROM faxes WHERE received_at > $after ${NEWEST_FIRST}`,
-	unknown: `SELECT ${COLUMNS} FROM faxes WHERE sender_key IS NULL AND received_at > $after ${NEWEST_FIRST}`,
-	key: `SELECT ${COLUMNS} FROM faxes WHERE sender_key = $key AND received_at > $after ${NEWEST_FIRST}`,
+	any: `SELECT ${COLUMNS} FROM faxes WHERE received_at > $after AND ${VISIBLE} ${NEWEST_FIRST}`,
+	unknown: `SELECT ${COLUMNS} FROM faxes WHERE sender_key IS NULL AND received_at > $after AND ${VISIBLE} ${NEWEST_FIRST}`,
+	key: `SELECT ${COLUMNS} FROM faxes WHERE sender_key = $key AND received_at > $after AND ${VISIBLE} ${NEWEST_FIRST}`,
 } as const;
 
 /** The writes of one transaction (FaxStore.write). */
@@ -39,12 +51,14 @@ export class FaxStore {
 	readonly #list: { [K in keyof typeof LIST_SQL]: Statement<FaxRow> };
 	readonly #bySlug: Statement<FaxRow & { id: number }>;
 	readonly #isRemoved: Statement<{ removed_at: number }>;
+	readonly #slugUsed: Statement;
 	readonly #insert: Statement;
 	readonly #delete: Statement;
 	readonly #tombstone: Statement;
 	readonly #expired: Statement<{ slug: string }>;
 	readonly #lock: WriteLock;
 	readonly #writer: FaxWriter;
+	readonly #imports: ImportStatements;
 
 	constructor(db: Database) {
 		this.#db = db;
@@ -53,18 +67,27 @@ export class FaxStore {
 			unknown: db.prepare(LIST_SQL.unknown),
 			key: db.prepare(LIST_SQL.key),
 		};
-		this.#bySlug = db.prepare(`SELECT id, ${COLUMNS} FROM faxes WHERE slug = $slug`);
-		this.#isRemoved = db.prepare("SELECT removed_at FROM removed_faxes WHERE slug = $slug");
+		this.#bySlug = db.prepare(`SELECT id, ${COLUMNS} FROM faxes WHERE slug = $slug AND ${VISIBLE}`);
+		this.#isRemoved = db.prepare(
+			`SELECT removed_at FROM removed_faxes WHERE slug = $slug AND ${visibleRows("removed_faxes")}`,
+		);
+		// Hidden rows count too: an import being loaded has taken its slugs.
+		this.#slugUsed = db.prepare(
+			"SELECT 1 FROM faxes WHERE slug = $slug UNION ALL SELECT 1 FROM removed_faxes WHERE slug = $slug",
+		);
 		this.#insert = db.prepare(
 			`INSERT INTO faxes (slug, source, sender, sender_key, received_at, page_count, file_size)
 			 VALUES ($slug, $source, $sender, $sender_key, $received_at, $page_count, $file_size)`,
 		);
-		this.#delete = db.prepare("DELETE FROM faxes WHERE slug = $slug");
+		this.#delete = db.prepare(`DELETE FROM faxes WHERE slug = $slug AND ${VISIBLE}`);
 		this.#tombstone = db.prepare(
 			"INSERT OR IGNORE INTO removed_faxes (slug, removed_at) VALUES ($slug, $removed_at)",
 		);
-		this.#expired = db.prepare("SELECT slug FROM faxes WHERE received_at < $cutoff LIMIT $limit");
+		this.#expired = db.prepare(
+			`SELECT slug FROM faxes WHERE received_at < $cutoff AND ${VISIBLE} LIMIT $limit`,
+		);
 		this.#lock = new WriteLock(db);
+		this.#imports = new ImportStatements(db);
 		const insert = this.#insert;
 		const tombstone = this.#tombstone;
 		this.#writer = {
@@ -90,9 +113,9 @@ export class FaxStore {
 		return this.#isRemoved.get({ slug }) ? { state: "removed" } : { state: "missing" };
 	}
 
-	/** True when the slug was ever used, live or removed: slugs are never reused. */
+	/** True when the slug was ever used, live, removed or being imported: slugs are never reused. */
 	slugTaken(slug: string): boolean {
-		return this.#bySlug.get({ slug }) !== null || this.#isRemoved.get({ slug }) !== null;
+		return this.#slugUsed.get({ slug }) !== null;
 	}
 
 	/** Inserts one fax, waiting for the write lock if another process writes. */
@@ -137,6 +160,16 @@ export class FaxStore {
 			},
 		});
 		return slugs;
+	}
+
+	/** Starts a large import whose rows stay hidden until it is published (staged-import.ts). */
+	beginImport(): Promise<StagedImport> {
+		return StagedImport.begin(this.#imports, this.#lock);
+	}
+
+	/** Deletes the hidden rows of imports whose process died; returns how many imports. */
+	cleanAbandonedImports(): Promise<number> {
+		return cleanAbandonedImports(this.#imports, this.#lock);
 	}
 
 	isEmpty(): boolean {

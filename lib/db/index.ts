@@ -1,9 +1,17 @@
 // SQLite: the schema and every statement on faxes.
-export { FaxStore, LIST_SQL, type ListQuery, type Lookup, type SenderFilter } from "./fax-store.ts";
+export {
+	FaxStore,
+	type FaxWriter,
+	LIST_SQL,
+	type ListQuery,
+	type Lookup,
+	type SenderFilter,
+} from "./fax-store.ts";
 export {
 	DatabaseOpenError,
 	DEFAULT_BUSY_TIMEOUT_MS,
 	MAX_BUSY_TIMEOUT_MS,
 	openDatabase,
 } from "./open-database.ts";
+export { ImportAbandonedError, type StagedImport } from "./staged-import.ts";
 export { DatabaseBusyError } from "./write-lock.ts";
