@@ -1,4 +1,4 @@
-// Measures processDocument on the inputs issue 4 sizes: a 200-page fine-mode
+// Measures processDocument on a 200-page fine-mode
 // G4 fax and a ~50 MB scanned PDF, with a one-page fax as the baseline.
 // Inputs are generated into the temp directory (the fax text needs a system
 // font); each is processed in a Bun process of its own, so the peak RSS

@@ -9,9 +9,22 @@ import { errorMessage } from "./util/index.ts";
 
 export class ConfigError extends Error {}
 
+/** pino's levels, most severe first; `silent` logs nothing. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export interface Config {
 	port: number;
 	host: string;
+	/** Whether another process may listen on the same port (SO_REUSEPORT). */
+	reusePort: boolean;
+	adminPort: number;
+	adminHost: string;
+	logLevel: LogLevel;
+	/** Longest wait for answers already accepted when the server is told to stop. */
+	shutdownTimeoutSeconds: number;
+	/** How long the server keeps accepting after readiness turned 503, for balancers that route by readiness. */
+	shutdownDelaySeconds: number;
 	databasePath: string;
 	storageDir: string;
 	cdnBaseUrl: string;
@@ -53,6 +66,14 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
 	throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
 }
 
+function logLevel(env: Env): LogLevel {
+	const raw = value(env, "LOG_LEVEL") ?? "info";
+	const level = LOG_LEVELS.find((name) => name === raw);
+	if (level === undefined)
+		throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${raw}"`);
+	return level;
+}
+
 function baseUrl(env: Env, name: string, fallback: string): string {
 	const raw = value(env, name) ?? fallback;
 	let url: URL;
@@ -90,6 +111,13 @@ export function loadConfig(env: Env): Config {
 	return {
 		port,
 		host: value(env, "HOST") ?? "0.0.0.0",
+		reusePort: flag(env, "REUSE_PORT", false),
+		adminPort: integer(env, "ADMIN_PORT", 3001, 0, 65535),
+		// Probes and metrics are for the operator: only this machine reaches them unless asked.
+		adminHost: value(env, "ADMIN_HOST") ?? "127.0.0.1",
+		logLevel: logLevel(env),
+		shutdownTimeoutSeconds: integer(env, "SHUTDOWN_TIMEOUT_SECONDS", 10, 1, 3600),
+		shutdownDelaySeconds: integer(env, "SHUTDOWN_DELAY_SECONDS", 0, 0, 3600),
 		databasePath: value(env, "DATABASE_PATH") ?? "data/faxes.sqlite",
 		storageDir: value(env, "STORAGE_DIR") ?? "data/storage",
 		cdnBaseUrl: baseUrl(env, "CDN_BASE_URL", `${localBase}/cdn`),
@@ -100,7 +128,8 @@ export function loadConfig(env: Env): Config {
 		rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 3600),
 		rateLimitPrefix: value(env, "RATE_LIMIT_PREFIX") ?? "testfax:rl:",
 		trustProxy: trustProxy(env),
-		seedDemo: flag(env, "SEED_DEMO", true),
+		// A production image starts empty; demo faxes are for trying the service out.
+		seedDemo: flag(env, "SEED_DEMO", value(env, "NODE_ENV") !== "production"),
 		// Timers hold at most 2^31 - 1 ms; a longer interval would fire at once, in a loop.
 		purgeIntervalSeconds: integer(env, "PURGE_INTERVAL", 3600, 0, 2_147_483),
 		busyTimeoutMs: integer(env, "BUSY_TIMEOUT_MS", DEFAULT_BUSY_TIMEOUT_MS, 0, MAX_BUSY_TIMEOUT_MS),

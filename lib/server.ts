@@ -1,23 +1,44 @@
 import { ROUTE_FILES } from "../routes/manifest.ts";
 import type { Config } from "./config.ts";
-import { FaxStore, openDatabase } from "./db/index.ts";
+import { FaxStats, FaxStore, openDatabase } from "./db/index.ts";
 import { createFaxJson, createFaxPresenter } from "./fax/index.ts";
-import { createApp } from "./http/index.ts";
+import { createAdminApp, createApp } from "./http/index.ts";
+import type { Logger } from "./log/index.ts";
 import { createClientKeyResolver } from "./net/index.ts";
-import { createRateLimiter, type RateLimiter } from "./rate-limit/index.ts";
+import { createRateLimiter, type RateLimit } from "./rate-limit/index.ts";
+import { RecentFaxes } from "./recent/index.ts";
 import { schedulePurge } from "./storage/index.ts";
+import { createRequestObserver, ServiceMetrics } from "./telemetry/index.ts";
 import { errorMessage } from "./util/index.ts";
 
 export interface ServerOptions {
 	/** Milliseconds since the epoch; tests pin it. */
 	clock?: () => number;
-	log?: (message: string) => void;
+	logger: Logger;
+}
+
+/** How a shutdown went. */
+export interface Drained {
+	/** Requests being answered when the listener closed. */
+	inFlight: number;
+	/** Requests still open when the drain timeout ended them. */
+	cut: number;
+	durationMs: number;
 }
 
 export interface RunningServer {
 	url: string;
 	port: number;
-	stop(): Promise<void>;
+	/** The admin listener: /healthz, /readyz, /metrics. */
+	adminUrl: string;
+	adminPort: number;
+	/**
+	 * Reports not ready at once, keeps accepting for SHUTDOWN_DELAY_SECONDS,
+	 * then stops accepting, answers every request already accepted (at most
+	 * SHUTDOWN_TIMEOUT_SECONDS, then cuts the rest), and closes Redis and the
+	 * database. Calling it again returns the same drain.
+	 */
+	stop(): Promise<Drained>;
 }
 
 /** A start-up failure the operator can fix; the message names the setting. */
@@ -35,17 +56,40 @@ async function seedIfEmpty(store: FaxStore, config: Config, nowSeconds: number):
 	}
 }
 
+type App = ReturnType<typeof createApp> | ReturnType<typeof createAdminApp>;
+
+function listen(app: App, port: number, hostname: string, reusePort: boolean, names: string): number {
+	try {
+		// Elysia asks Bun for SO_REUSEPORT unless told otherwise; a second
+		// instance on a busy port would then start and take part of the traffic.
+		app.listen({ port, hostname, reusePort });
+	} catch (error) {
+		throw new StartupError(`cannot listen on ${hostname} port ${port} (${names}): ${errorMessage(error)}`);
+	}
+	return app.server?.port ?? port;
+}
+
+function urlOf(host: string, port: number): string {
+	return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
 /** Opens the database, seeds it if asked, and serves the routes of routes/ until stopped. */
-export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
 	const clock = options.clock ?? Date.now;
-	const log = options.log ?? ((message: string) => console.error(message));
+	const { logger } = options;
 	const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 	const store = new FaxStore(db);
-	let limiter: RateLimiter | undefined;
+	const stats = new FaxStats(db);
+	let rateLimit: RateLimit | undefined;
 	try {
 		const seeded = await seedIfEmpty(store, config, Math.floor(clock() / 1000));
-		if (seeded > 0) log(`loaded ${seeded} demo faxes into the empty database`);
-		limiter = await createRateLimiter(
+		if (seeded > 0) logger.info({ faxes: seeded }, "loaded the demo faxes into the empty database");
+		const faxes = new RecentFaxes(
+			store,
+			createFaxJson(createFaxPresenter(config)),
+			Math.floor(clock() / 1000),
+		);
+		rateLimit = await createRateLimiter(
 			{
 				limit: config.rateLimitPerWindow,
 				windowSeconds: config.rateLimitWindowSeconds,
@@ -53,43 +97,81 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 				prefix: config.rateLimitPrefix,
 				redisTimeoutMs: config.redisTimeoutMs,
 			},
-			{ clock, log },
+			{ clock, logger },
 		);
-		const app = createApp({
-			routes: ROUTE_FILES,
-			services: {
-				store,
-				faxJson: createFaxJson(createFaxPresenter(config)),
-				storageDir: config.storageDir,
+		const limit = rateLimit;
+		const metrics = new ServiceMetrics({ rateLimit: limit.status, stats, clock });
+		const clientKey = createClientKeyResolver(config.trustProxy);
+		const observer = createRequestObserver({ logger, metrics, clientKey });
+		let draining = false;
+		const services = {
+			store,
+			faxes,
+			storageDir: config.storageDir,
+			operations: {
+				isDraining: () => draining,
+				checkDatabase: () => stats.ping(),
+				rateLimitBackend: () => limit.status().backend,
+				metrics: () => metrics.text(),
 			},
-			limiter,
-			clientKey: createClientKeyResolver(config.trustProxy),
+		};
+		const publicApp = createApp({
+			routes: ROUTE_FILES,
+			services,
+			limiter: limit.limiter,
+			clientKey,
 			clock,
-			log,
+			observer,
 		});
+		const port = listen(publicApp, config.port, config.host, config.reusePort, "HOST, PORT, REUSE_PORT");
+		const adminApp = createAdminApp({ routes: ROUTE_FILES, services, observer });
+		let adminPort: number;
 		try {
-			app.listen({ port: config.port, hostname: config.host });
+			// The admin port is never shared: a probe must reach the instance it asks about.
+			adminPort = listen(adminApp, config.adminPort, config.adminHost, false, "ADMIN_HOST, ADMIN_PORT");
 		} catch (error) {
-			throw new StartupError(
-				`cannot listen on ${config.host} port ${config.port} (HOST, PORT): ${errorMessage(error)}`,
-			);
+			await publicApp.stop(true);
+			throw error;
 		}
-		const stopPurge = schedulePurge(store, config.storageDir, config.purgeIntervalSeconds, { clock, log });
-		const port = app.server?.port ?? config.port;
-		const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-		const running = limiter;
+		const stopPurge = schedulePurge(store, config.storageDir, config.purgeIntervalSeconds, { clock, logger });
+		const server = publicApp.server;
+		const admin = adminApp.server;
+
+		let stopped: Promise<Drained> | undefined;
+		const drain = async (): Promise<Drained> => {
+			draining = true;
+			stopPurge();
+			const began = performance.now();
+			if (config.shutdownDelaySeconds > 0) await Bun.sleep(config.shutdownDelaySeconds * 1000);
+			const inFlight = server?.pendingRequests ?? 0;
+			let timer: Timer | undefined;
+			const timedOut = new Promise<"timeout">((resolve) => {
+				timer = setTimeout(resolve, config.shutdownTimeoutSeconds * 1000, "timeout");
+			});
+			const outcome = await Promise.race([server?.stop(false), timedOut]);
+			clearTimeout(timer);
+			let cut = 0;
+			if (outcome === "timeout") {
+				cut = server?.pendingRequests ?? 0;
+				await server?.stop(true);
+			}
+			await limit.limiter.close();
+			db.close();
+			await admin?.stop(true);
+			return { inFlight, cut, durationMs: performance.now() - began };
+		};
 		return {
-			url: `http://${host}:${port}`,
+			url: urlOf(config.host, port),
 			port,
-			async stop() {
-				stopPurge();
-				await app.stop(true);
-				await running.close();
-				db.close();
+			adminUrl: urlOf(config.adminHost, adminPort),
+			adminPort,
+			stop() {
+				stopped ??= drain();
+				return stopped;
 			},
 		};
 	} catch (error) {
-		await limiter?.close();
+		await rateLimit?.limiter.close();
 		db.close();
 		throw error;
 	}

@@ -1,4 +1,7 @@
 import type { Route } from "../lib/http/index.ts";
+import { route as healthz } from "./admin/healthz.ts";
+import { route as metrics } from "./admin/metrics.ts";
+import { route as readyz } from "./admin/readyz.ts";
 import { route as faxBySlug } from "./api/faxes/[slug].ts";
 import { route as faxList } from "./api/faxes/index.ts";
 import { route as faxFile } from "./cdn/faxes/[file].ts";
@@ -8,9 +11,14 @@ import { route as faxFile } from "./cdn/faxes/[file].ts";
  * routes/; the URL path is derived from that key (lib/http/route-path.ts). A static
  * list keeps `bun build` able to see every handler; a test checks it against the
  * files on disk, so adding an endpoint is adding a file and its line here.
+ * Files under admin/ are served on the admin listener only, at the path below
+ * admin/ (`admin/healthz.ts` → `/healthz` on ADMIN_PORT).
  */
 export const ROUTE_FILES: Record<string, Route> = {
 	"api/faxes/index.ts": faxList,
 	"api/faxes/[slug].ts": faxBySlug,
 	"cdn/faxes/[file].ts": faxFile,
+	"admin/healthz.ts": healthz,
+	"admin/readyz.ts": readyz,
+	"admin/metrics.ts": metrics,
 };

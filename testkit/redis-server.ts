@@ -1,12 +1,13 @@
-import { createServer, Socket } from "node:net";
+import { Socket } from "node:net";
+import { freePort } from "./ports.ts";
 
 export interface RedisServer {
 	url: string;
 	port: number;
 	/** True when REDIS_URL named the server; it cannot be stopped or restarted. */
 	external: boolean;
-	/** Stops the server, to simulate an outage. */
-	stop(): Promise<void>;
+	/** Stops the server (SIGTERM unless another signal is named), to simulate an outage. */
+	stop(signal?: NodeJS.Signals): Promise<void>;
 	/** Stops the server if it runs, then starts it again on the same port. */
 	restart(): Promise<void>;
 	/** Tear-down: stops a server this helper started, leaves an external one alone. */
@@ -16,18 +17,6 @@ export interface RedisServer {
 const INSTALL_HINT =
 	"redis-server is not installed; install it with `apt-get update && apt-get install -y redis-server`";
 const START_TIMEOUT_MS = 5000;
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			const port = typeof address === "object" && address ? address.port : 0;
-			server.close(() => resolve(port));
-		});
-	});
-}
 
 function ping(port: number): Promise<boolean> {
 	return new Promise((resolve) => {
@@ -112,11 +101,11 @@ export async function startRedisServer(): Promise<RedisServer> {
 	const port = await freePort();
 	let child: Bun.Subprocess | null = await spawnUntilPong(binary, port);
 
-	const stop = async () => {
+	const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
 		if (child === null) return;
 		const running = child;
 		child = null;
-		running.kill("SIGTERM");
+		running.kill(signal);
 		await running.exited;
 	};
 	return {
@@ -128,6 +117,6 @@ export async function startRedisServer(): Promise<RedisServer> {
 			await stop();
 			child = await spawnUntilPong(binary, port);
 		},
-		close: stop,
+		close: () => stop(),
 	};
 }

@@ -7,14 +7,19 @@ export interface ServerProcessOptions {
 	script?: string;
 	/** "ignore" unless the caller reads it: a full pipe nobody reads would stall the server. */
 	stdout?: "pipe" | "ignore";
+	/** Standard output goes to this file instead, as a container runtime keeps the log. */
+	logFile?: string;
 }
 
 /** Runs a server script of this project on a free loopback port. */
 export function spawnServer(env: Record<string, string>, options: ServerProcessOptions = {}) {
 	return Bun.spawn([process.execPath, options.script ?? "bin/server.ts"], {
 		cwd: ROOT,
-		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
-		stdout: options.stdout ?? "ignore",
+		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0", ...env },
+		// A file leaves no stream to read, as "ignore" does.
+		stdout: (options.logFile === undefined ? (options.stdout ?? "ignore") : Bun.file(options.logFile)) as
+			| "pipe"
+			| "ignore",
 		stderr: "pipe",
 	});
 }
@@ -33,5 +38,6 @@ export async function startServerProcess(env: Record<string, string>, options: S
 	}
 	reader.releaseLock();
 	const url = /listening on (\S+)/.exec(log)?.[1] ?? "";
-	return { child, url, log };
+	const adminUrl = /\(admin (\S+)\)/.exec(log)?.[1] ?? "";
+	return { child, url, adminUrl, log };
 }

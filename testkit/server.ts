@@ -5,9 +5,11 @@ import { join } from "node:path";
 import { loadConfig } from "../lib/config.ts";
 import { FaxStore, openDatabase } from "../lib/db/index.ts";
 import { importFaxes } from "../lib/import/index.ts";
+import type { Logger } from "../lib/log/index.ts";
 import { type RunningServer, startServer } from "../lib/server.ts";
+import { silentLog } from "./log.ts";
 
-export interface TestServer extends RunningServer {
+export interface TestServer extends Omit<RunningServer, "stop"> {
 	baseUrl: string;
 	dir: string;
 	databasePath: string;
@@ -16,6 +18,9 @@ export interface TestServer extends RunningServer {
 	env: Record<string, string>;
 	/** GET (or another method) relative to the server; a test User-Agent unless one is given. */
 	request(path: string, init?: RequestInit): Promise<Response>;
+	/** GET relative to the admin listener. */
+	admin(path: string): Promise<Response>;
+	stop(): Promise<void>;
 }
 
 export interface TestServerOptions {
@@ -24,7 +29,8 @@ export interface TestServerOptions {
 	faxes?: unknown[];
 	/** Milliseconds since the epoch; pins the request time. */
 	clock?: () => number;
-	log?: (message: string) => void;
+	/** Silent unless given (testkit/log.ts captureLog() keeps the lines). */
+	logger?: Logger;
 }
 
 /** A fresh temp directory with its own SQLite file and storage, removed on stop. */
@@ -38,6 +44,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 	const env: Record<string, string> = {
 		PORT: "0",
 		HOST: "127.0.0.1",
+		ADMIN_PORT: "0",
 		DATABASE_PATH: join(dir, "faxes.sqlite"),
 		STORAGE_DIR: join(dir, "storage"),
 		CDN_BASE_URL: "https://cdn.test.example",
@@ -55,7 +62,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 		db.close();
 		if (!result.ok) throw new Error(`test fixtures are invalid: ${result.errors.join("; ")}`);
 	}
-	const server = await startServer(config, { clock, log: options.log ?? (() => {}) });
+	const server = await startServer(config, { clock, logger: options.logger ?? silentLog() });
 	const baseUrl = `http://127.0.0.1:${server.port}`;
 	return {
 		...server,
@@ -74,6 +81,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 			const headers = new Headers(init.headers);
 			if (!headers.has("user-agent")) headers.set("user-agent", "testfax-tests/1.0");
 			return fetch(`${baseUrl}${path}`, { ...init, headers });
+		},
+		admin(path) {
+			return fetch(`${server.adminUrl}${path}`);
 		},
 		async stop() {
 			await server.stop();

@@ -14,6 +14,26 @@ export interface ListQuery {
 
 export type Lookup = { state: "found"; fax: FaxRow } | { state: "removed" } | { state: "missing" };
 
+/** A live row with what the store orders and matches it by. */
+export interface StoredFax extends FaxRow {
+	/** Insertion order; never reused. */
+	id: number;
+	/** The `from` match key of the sender; null when it has none. */
+	sender_key: string | null;
+}
+
+/** A large import made visible, in the order of publication (staged-import.ts). */
+export interface Publication {
+	seq: number;
+	importId: number;
+}
+
+/** A slug removed on request or by the purge, in the order of removal. */
+export interface Removal {
+	seq: number;
+	slug: string;
+}
+
 const COLUMNS = "slug, source, sender, received_at, page_count, file_size";
 const NEWEST_FIRST = "ORDER BY received_at DESC, id DESC LIMIT $limit";
 
@@ -56,6 +76,15 @@ export class FaxStore {
 	readonly #delete: Statement;
 	readonly #tombstone: Statement;
 	readonly #expired: Statement<{ slug: string }>;
+	readonly #dataVersion: Statement<{ data_version: number }>;
+	readonly #newest: Statement<StoredFax>;
+	readonly #insertedAfter: Statement<StoredFax>;
+	readonly #lastId: Statement<{ id: number }>;
+	readonly #removalsAfter: Statement<Removal>;
+	readonly #lastRemoval: Statement<{ seq: number }>;
+	readonly #publicationsAfter: Statement<Publication>;
+	readonly #lastPublication: Statement<{ seq: number }>;
+	readonly #importedFaxes: Statement<StoredFax>;
 	readonly #lock: WriteLock;
 	readonly #writer: FaxWriter;
 	readonly #imports: ImportStatements;
@@ -86,6 +115,24 @@ export class FaxStore {
 		this.#expired = db.prepare(
 			`SELECT slug FROM faxes WHERE received_at < $cutoff AND ${VISIBLE} LIMIT $limit`,
 		);
+		this.#dataVersion = db.prepare("PRAGMA data_version");
+		const stored = `id, ${COLUMNS}, sender_key`;
+		this.#newest = db.prepare(
+			`SELECT ${stored} FROM faxes WHERE received_at > $after AND ${VISIBLE} ORDER BY received_at DESC, id DESC LIMIT $limit`,
+		);
+		this.#insertedAfter = db.prepare(
+			`SELECT ${stored} FROM faxes WHERE id > $id AND received_at > $after AND ${VISIBLE} ORDER BY id`,
+		);
+		this.#lastId = db.prepare("SELECT coalesce(max(id), 0) AS id FROM faxes");
+		this.#removalsAfter = db.prepare("SELECT seq, slug FROM removed_faxes WHERE seq > $seq ORDER BY seq");
+		this.#lastRemoval = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM removed_faxes");
+		this.#publicationsAfter = db.prepare(
+			"SELECT published_seq AS seq, id AS importId FROM fax_imports WHERE published_seq > $seq ORDER BY published_seq",
+		);
+		this.#lastPublication = db.prepare("SELECT coalesce(max(published_seq), 0) AS seq FROM fax_imports");
+		this.#importedFaxes = db.prepare(
+			`SELECT ${stored} FROM faxes WHERE received_at > $after AND import_id = $importId AND id <= $upToId`,
+		);
 		this.#lock = new WriteLock(db);
 		this.#imports = new ImportStatements(db);
 		const insert = this.#insert;
@@ -94,6 +141,63 @@ export class FaxStore {
 			insert: (fax) => insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) }),
 			tombstone: (slug, removedAt) => tombstone.run({ slug, removed_at: removedAt }),
 		};
+	}
+
+	/**
+	 * A number that differs from the one of the previous call whenever a write
+	 * was committed in between, by this store or by any other connection
+	 * (SQLite's data_version, which does not count this connection's own).
+	 */
+	changeCount(): number {
+		return (this.#dataVersion.get()?.data_version ?? 0) + this.#lock.commits;
+	}
+
+	/** Runs `work` in one read transaction: every read in it sees the same committed state. */
+	snapshot<T>(work: () => T): T {
+		return this.#db.transaction(work).deferred();
+	}
+
+	/** The newest live faxes received after `after` (Unix seconds), newest first. */
+	newestFaxes(after: number, limit: number): StoredFax[] {
+		return this.#newest.all({ after, limit });
+	}
+
+	/** Live faxes inserted after the one with id `id` and received after `after`, in insertion order. */
+	faxesInsertedAfter(id: number, after: number): StoredFax[] {
+		return this.#insertedAfter.all({ id, after });
+	}
+
+	/** The id of the latest inserted fax, shown or still hidden by its import; 0 when there is none. */
+	lastFaxId(): number {
+		return this.#lastId.get()?.id ?? 0;
+	}
+
+	/** Removals after the one numbered `seq`, in the order they happened. */
+	removalsAfter(seq: number): Removal[] {
+		return this.#removalsAfter.all({ seq });
+	}
+
+	/** The number of the latest removal; 0 when there is none. */
+	lastRemoval(): number {
+		return this.#lastRemoval.get()?.seq ?? 0;
+	}
+
+	/** Large imports published after the one numbered `seq`, in the order they were. */
+	publicationsAfter(seq: number): Publication[] {
+		return this.#publicationsAfter.all({ seq });
+	}
+
+	/** The number of the latest published large import; 0 when there is none. */
+	lastPublication(): number {
+		return this.#lastPublication.get()?.seq ?? 0;
+	}
+
+	/**
+	 * The live faxes of one large import received after `after`, up to id
+	 * `upToId`: those a reader skipped while they were hidden.
+	 */
+	importedFaxes(importId: number, after: number, upToId: number): StoredFax[] {
+		return this.#importedFaxes.all({ importId, after, upToId });
 	}
 
 	list(query: ListQuery): FaxRow[] {

@@ -1,11 +1,15 @@
 // SQLite: the schema and every statement on faxes.
+export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
 	FaxStore,
 	type FaxWriter,
 	LIST_SQL,
 	type ListQuery,
 	type Lookup,
+	type Publication,
+	type Removal,
 	type SenderFilter,
+	type StoredFax,
 } from "./fax-store.ts";
 export {
 	DatabaseOpenError,

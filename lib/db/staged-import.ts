@@ -82,7 +82,9 @@ export class ImportStatements {
 			"INSERT INTO removed_faxes (slug, removed_at, import_id) VALUES (?, ?, ?)",
 		);
 		this.publish = db.prepare(
-			"UPDATE fax_imports SET state = 'published', published_at = ? WHERE id = ? AND state = 'loading'",
+			`UPDATE fax_imports SET state = 'published', published_at = ?,
+			 published_seq = (SELECT coalesce(max(published_seq), 0) + 1 FROM fax_imports)
+			 WHERE id = ? AND state = 'loading'`,
 		);
 		// The heartbeat seen must still be the last: a live import that just
 		// wrote a batch is not taken for abandoned.

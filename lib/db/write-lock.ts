@@ -49,6 +49,8 @@ export class WriteLock {
 	readonly #begin: Statement;
 	readonly #commit: Statement;
 	readonly #rollback: Statement;
+	/** Transactions committed through this lock: a connection's data_version does not count its own. */
+	commits = 0;
 
 	constructor(db: Database) {
 		this.#db = db;
@@ -82,6 +84,7 @@ export class WriteLock {
 		try {
 			const result = work();
 			this.#commit.run();
+			this.commits++;
 			return result;
 		} catch (error) {
 			if (this.#db.inTransaction) this.#rollback.run();

@@ -1,3 +1,4 @@
+import { errorMessage } from "../util/index.ts";
 import { checkPdfEnding, checkPdfPages } from "./check-pdf.ts";
 import { detectFormat } from "./detect-format.ts";
 import { MAX_INPUT_BYTES } from "./limits.ts";
@@ -17,8 +18,7 @@ export async function processDocument(bytes: Uint8Array): Promise<ProcessedDocum
 	try {
 		return await process(bytes);
 	} catch (error) {
-		const message = error instanceof Error ? error.message : String(error);
-		return notProcessable(`file could not be processed: ${message.split("\n")[0]}`);
+		return notProcessable(`file could not be processed: ${errorMessage(error).split("\n")[0]}`);
 	}
 }
 

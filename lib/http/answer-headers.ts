@@ -1,5 +1,6 @@
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
+import type { requestLog } from "./request-log.ts";
 
 const NO_STORE = "no-store, private";
 const EXPOSED_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"];
@@ -9,9 +10,10 @@ const FORBIDDEN_TEXT = "Forbidden: set a User-Agent of your own (see the API doc
 /**
  * What every answer carries before any route runs: `Cache-Control`, CORS, the
  * answer to a preflight, and the 403 of the default Python `urllib` agent.
- * Neither of the last two reaches a route, so neither is counted.
+ * Neither of the last two reaches a route, so neither is counted by the rate
+ * limit; both are reported to the request log here.
  */
-export function answerHeaders() {
+export function answerHeaders(reportEarly: ReturnType<typeof requestLog>["reportEarly"]) {
 	return new Elysia()
 		.use(
 			cors({
@@ -26,7 +28,7 @@ export function answerHeaders() {
 				preflight: false,
 			}),
 		)
-		.onRequest(({ request, set }) => {
+		.onRequest(({ request, set, server }) => {
 			set.headers["cache-control"] = NO_STORE;
 			// The plugin marks every answer `Vary: *` for a wildcard origin; the
 			// answer does not vary by origin, and caches must not keep it anyway.
@@ -38,11 +40,13 @@ export function answerHeaders() {
 				const asked = request.headers.get("access-control-request-headers");
 				if (asked) set.headers["access-control-allow-headers"] = asked;
 				set.headers["access-control-max-age"] = PREFLIGHT_MAX_AGE;
+				reportEarly(request, set, server);
 				return new Response(null, { status: 204 });
 			}
 			if (request.headers.get("user-agent")?.startsWith("Python-urllib/")) {
 				set.status = 403;
 				set.headers["content-type"] = "text/plain; charset=utf-8";
+				reportEarly(request, set, server);
 				return FORBIDDEN_TEXT;
 			}
 		});

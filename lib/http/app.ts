@@ -3,13 +3,15 @@ import type { ClientKeyResolver } from "../net/index.ts";
 import type { RateLimiter } from "../rate-limit/index.ts";
 import { answerHeaders } from "./answer-headers.ts";
 import { errorAnswers } from "./error-answers.ts";
+import { hostIndependentAdapter } from "./host-independent-adapter.ts";
 import { JSON_TYPE } from "./json.ts";
 import { rateLimit } from "./rate-limit-plugin.ts";
-import type { Route, RouteAnswer, RouteServices } from "./route.ts";
+import { type RequestObserver, requestLog } from "./request-log.ts";
+import type { Listener, Route, RouteAnswer, RouteServices } from "./route.ts";
 import { routePathOf } from "./route-path.ts";
 
 export interface AppOptions {
-	/** The files of routes/, keyed by their path under it. */
+	/** The files of routes/, keyed by their path under it; each app serves those of its listener. */
 	routes: Record<string, Route>;
 	services: RouteServices;
 	limiter: RateLimiter;
@@ -17,24 +19,30 @@ export interface AppOptions {
 	clientKey: ClientKeyResolver;
 	/** Milliseconds since the epoch; injectable so tests can pin the request time. */
 	clock?: () => number;
-	log?: (message: string) => void;
+	/** Sees every answer (access log, metrics) and every failure. */
+	observer: RequestObserver;
 }
 
 const ALLOWED_METHODS = "GET, HEAD";
 const METHOD_NOT_ALLOWED = '{"message":"The method is not allowed. Use GET or HEAD."}';
 
-/** The HTTP layer: the headers every answer carries, 404 and errors, and each route at its path. */
+function routesOf(routes: Record<string, Route>, listener: Listener): [string, Route][] {
+	return Object.entries(routes).filter(([, route]) => route.listener === listener);
+}
+
+/** The public listener: the headers every answer carries, 404 and errors, and each route at its path. */
 export function createApp(options: AppOptions) {
 	const { services } = options;
 	const clock = options.clock ?? Date.now;
-	const log = options.log ?? ((message: string) => console.error(message));
+	const log = requestLog(options.observer);
 
-	const app = new Elysia()
-		.use(answerHeaders())
-		.use(errorAnswers(log))
+	const app = new Elysia({ adapter: hostIndependentAdapter })
+		.use(log.plugin)
+		.use(answerHeaders(log.reportEarly))
+		.use(errorAnswers(options.observer.failed))
 		.use(rateLimit(options.limiter, options.clientKey));
 
-	for (const [file, route] of Object.entries(options.routes)) {
+	for (const [file, route] of routesOf(options.routes, "public")) {
 		const path = routePathOf(file);
 		app.get(
 			path,
@@ -67,6 +75,32 @@ export function createApp(options: AppOptions) {
 				{ rateLimited: true },
 			);
 		}
+	}
+	return app;
+}
+
+/**
+ * The admin listener: probes and metrics for the operator, nothing of the API.
+ * Neither logged nor counted, so probing every few seconds leaves the access
+ * log and the request metrics to the clients.
+ */
+export function createAdminApp(options: Pick<AppOptions, "routes" | "services" | "observer">) {
+	const { services } = options;
+	const app = new Elysia({ adapter: hostIndependentAdapter })
+		.onRequest(({ set }) => {
+			set.headers["cache-control"] = "no-store";
+		})
+		.use(errorAnswers(options.observer.failed));
+	for (const [file, route] of routesOf(options.routes, "admin")) {
+		app.get(routePathOf(file), async ({ set }) => {
+			const answer = await route.get(
+				{ search: "", params: {}, now: Math.floor(Date.now() / 1000) },
+				services,
+			);
+			set.status = answer.status;
+			set.headers["content-type"] = answer.type ?? JSON_TYPE;
+			return answer.body;
+		});
 	}
 	return app;
 }

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { EMPTY_MESSAGE, JSON_TYPE } from "./json.ts";
+import { type RequestObserver, requestIdOf } from "./request-log.ts";
 
 const SERVER_ERROR = '{"message":"Server Error."}';
 const UNAVAILABLE = '{"message":"Service Unavailable."}';
@@ -19,15 +20,15 @@ function isPassingStorageFailure(error: unknown): boolean {
 	);
 }
 
-/** Unknown paths answer 404 `{"message":""}`; a failure while answering is a logged 503 or 500. */
-export function errorAnswers(log: (message: string) => void) {
+/** Unknown paths answer 404 `{"message":""}`; a failure while answering is a reported 503 or 500. */
+export function errorAnswers(failed: RequestObserver["failed"]) {
 	return new Elysia().onError({ as: "global" }, ({ code, error, set }) => {
 		set.headers["content-type"] = JSON_TYPE;
 		if (code === "NOT_FOUND") {
 			set.status = 404;
 			return EMPTY_MESSAGE;
 		}
-		log(`request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+		failed(error, requestIdOf(set));
 		if (isPassingStorageFailure(error)) {
 			set.status = 503;
 			set.headers["retry-after"] = "5";

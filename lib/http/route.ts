@@ -1,16 +1,35 @@
 import type { StaticDecode, TObject } from "@sinclair/typebox";
 import type { FaxStore } from "../db/index.ts";
-import type { FaxRow } from "../fax/index.ts";
+import type { RecentFaxes } from "../recent/index.ts";
 import { createQueryValidator } from "./query.ts";
+
+/** What the routes of the admin listener report on. */
+export interface Operations {
+	/** True from the first moment of a shutdown drain. */
+	isDraining(): boolean;
+	/** Runs a query; throws when the database cannot answer. */
+	checkDatabase(): void;
+	/** Which store counts the rate limit now. */
+	rateLimitBackend(): string;
+	/** The Prometheus text and its content type. */
+	metrics(): Promise<{ type: string; body: string }>;
+}
 
 /** What a handler may use. */
 export interface RouteServices {
 	store: FaxStore;
-	/** The JSON text of a fax as the API shows it. */
-	faxJson: (row: FaxRow) => string;
+	/** The faxes as the API answers them: the newest from memory, older ones from SQLite. */
+	faxes: RecentFaxes;
 	/** Where the PDFs and thumbnails are. */
 	storageDir: string;
+	operations: Operations;
 }
+
+/**
+ * The public listener (PORT) serves the API; the admin listener (ADMIN_PORT)
+ * serves the operator's probes and metrics and nothing of the API.
+ */
+export type Listener = "public" | "admin";
 
 export interface RouteRequest {
 	/** The raw query string, without its `?`. */
@@ -29,11 +48,13 @@ export interface RouteAnswer {
 }
 
 /**
- * What a file under routes/ exports: its GET handler and whether the shared
- * rate limit counts it. A rate-limited route is an endpoint of the API: every
- * answer carries the rate-limit headers and any method but GET and HEAD is a 405.
+ * What a file under routes/ exports: its GET handler, the listener it is
+ * served on, and whether the shared rate limit counts it. A rate-limited route
+ * is an endpoint of the API: every answer carries the rate-limit headers and
+ * any method but GET and HEAD is a 405.
  */
 export interface Route {
+	listener: Listener;
 	rateLimited: boolean;
 	get(request: RouteRequest, services: RouteServices): RouteAnswer | Promise<RouteAnswer>;
 }
@@ -54,6 +75,7 @@ export function defineEndpoint<Q extends TObject>(definition: {
 }): Route & { query: Q } {
 	const validate = createQueryValidator(definition.query);
 	return {
+		listener: "public",
 		rateLimited: true,
 		query: definition.query,
 		get({ search, params, now }, services) {
@@ -67,7 +89,12 @@ export function defineEndpoint<Q extends TObject>(definition: {
 	};
 }
 
-/** A path the server answers outside the rate limit: files, pages, descriptions, probes. */
+/** A path the server answers outside the rate limit: files, pages, descriptions. */
 export function definePlainRoute(get: Route["get"]): Route {
-	return { rateLimited: false, get };
+	return { listener: "public", rateLimited: false, get };
+}
+
+/** A path of the admin listener: probes and metrics, never reachable on the public port. */
+export function defineAdminRoute(get: Route["get"]): Route {
+	return { listener: "admin", rateLimited: false, get };
 }

@@ -1,6 +1,13 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { type FaxRow, formatUtcSeconds, parseOffsetDateTime, SLUG_PATTERN } from "../fax/index.ts";
+import {
+	cutSender,
+	type FaxRow,
+	formatUtcSeconds,
+	MAX_SENDER_LENGTH,
+	parseOffsetDateTime,
+	SLUG_PATTERN,
+} from "../fax/index.ts";
 
 /**
  * Each field of a record of `fax import FILE.json`, with the rule a person
@@ -18,9 +25,10 @@ const FIELDS = {
 		rule: 'must be "phone" or "email"',
 	},
 	sender: {
-		schema: Type.Union([Type.String({ maxLength: 255 }), Type.Null()]),
+		// The length is counted in characters as a reader sees them (isLongSender).
+		schema: Type.Union([Type.String(), Type.Null()]),
 		required: true,
-		rule: "must be the raw sender as text of at most 255 characters, or null for no sender ID",
+		rule: `must be the raw sender as text of at most ${MAX_SENDER_LENGTH} characters, or null for no sender ID`,
 	},
 	received_at: {
 		schema: Type.String(),
@@ -74,6 +82,15 @@ for (const name of FIELD_NAMES) fieldChecks[name] = TypeCompiler.Compile<TSchema
 
 export type RecordCheck = { ok: true; record: FaxRecord } | { ok: false; problems: string[] };
 
+/** Longer than a sender may be, in characters as a reader counts them (emoji, accents). */
+function isLongSender(sender: unknown): boolean {
+	return typeof sender === "string" && cutSender(sender) !== sender;
+}
+
+function fieldOk(name: FieldName, value: unknown): boolean {
+	return fieldChecks[name].Check(value) && !(name === "sender" && isLongSender(value));
+}
+
 function isFieldName(name: string): name is FieldName {
 	return Object.hasOwn(FIELDS, name);
 }
@@ -91,7 +108,7 @@ function schemaProblems(value: unknown): string[] {
 		const { required, rule } = FIELDS[name];
 		if (!Object.hasOwn(record, name)) {
 			if (required) problems.push(`${name}: is missing`);
-		} else if (!fieldChecks[name].Check(record[name])) {
+		} else if (!fieldOk(name, record[name])) {
 			problems.push(`${name}: ${rule}`);
 		}
 	}
@@ -108,7 +125,7 @@ function schemaProblems(value: unknown): string[] {
  * every problem found; `nowSeconds` bounds `received_at`.
  */
 export function checkFaxRecord(value: unknown, nowSeconds: number): RecordCheck {
-	const shapeOk = wholeRecord.Check(value);
+	const shapeOk = wholeRecord.Check(value) && !isLongSender((value as { sender?: unknown }).sender);
 	const problems = shapeOk ? [] : schemaProblems(value);
 	const text = (value as { received_at?: unknown } | null)?.received_at;
 	let receivedAt: number | null = null;

@@ -9,7 +9,7 @@ import {
 	processDocument,
 } from "../document/index.ts";
 import type { FaxRow } from "../fax/index.ts";
-import { newSlug } from "../fax/index.ts";
+import { cutSender, newSlug } from "../fax/index.ts";
 import { deleteFaxFiles, writeFaxFiles } from "../storage/index.ts";
 
 export interface ReceivedFile {
@@ -28,9 +28,6 @@ export interface Received {
 	/** Why the fax could not be processed; absent when it was. */
 	reason?: string;
 }
-
-// The longest sender the import accepts too; longer From headers are cut, not refused.
-const MAX_SENDER_LENGTH = 255;
 
 // An email's Date is the sending device's clock. Clients poll with `since` set
 // just before they send, so a Date from a clock running slow would hide the test
@@ -81,10 +78,12 @@ export async function receiveFax(
 	const { result, sender, sentAt } = await documentOf(file);
 	const receivedAt = file.receivedAt ?? arrivalTime(sentAt, now);
 	const slug = uniqueSlug(store);
+	const given = file.sender !== undefined ? file.sender : sender;
 	const base = {
 		slug,
 		source: file.source,
-		sender: (file.sender !== undefined ? file.sender : sender)?.slice(0, MAX_SENDER_LENGTH) ?? null,
+		// The longest sender the import accepts too; longer From headers are cut, not refused.
+		sender: given === null ? null : cutSender(given),
 		received_at: receivedAt,
 	};
 	if (!result.ok) {

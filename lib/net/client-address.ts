@@ -11,21 +11,48 @@ function parseIPv4(text: string): ipaddr.IPv4 | null {
 	return ipaddr.IPv4.isValidFourPartDecimal(text) ? ipaddr.IPv4.parse(text) : null;
 }
 
-/** IPv4-mapped IPv6 comes back as its IPv4 address. */
-function parseIPv6(text: string): Address | null {
-	// ipaddr.js reads an embedded IPv4 part ("::ffff:0x7f.0.0.1") as leniently
-	// as a bare one: it must be a strict dotted quad too.
-	if (text.includes(".") && !ipaddr.IPv4.isValidFourPartDecimal(text.slice(text.lastIndexOf(":") + 1))) {
-		return null;
+/**
+ * The IPv4 address an IPv6 address stands for, if it is one written as IPv6:
+ * IPv4-mapped (`::ffff:a.b.c.d`) or IPv4-compatible (`::a.b.c.d`). However it
+ * is spelled (`0:0:0:0:0:0:a.b.c.d`, `::0102:0304`), one address must give one
+ * key. An IPv4-compatible address holds a unicast IPv4 address (RFC 4291), so
+ * `::`, `::1` and the rest of ::/104 are no IPv4 addresses: they stay IPv6.
+ */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
+	const [a, b, c, d, e, f = 0, high = 0, low = 0] = address.parts;
+	if (a !== 0 || b !== 0 || c !== 0 || d !== 0 || e !== 0) return null;
+	if (f === 0xffff || (f === 0 && high >> 8 !== 0)) {
+		return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 	}
+	return null;
+}
+
+/** An IPv6 address that stands for an IPv4 address comes back as that IPv4 address. */
+function parseIPv6(text: string): Address | null {
 	// Catching parse()'s error rather than asking isValid() first parses once, not twice.
 	let address: ipaddr.IPv6;
 	try {
-		address = ipaddr.IPv6.parse(text);
+		address = ipaddr.IPv6.parse(withHexTail(text));
 	} catch {
 		return null;
 	}
-	return address.isIPv4MappedAddress() ? address.toIPv4Address() : address;
+	return embeddedIPv4(address) ?? address;
+}
+
+/**
+ * An IPv6 text whose last 32 bits are a dotted quad, with those bits in hex
+ * instead ("::1.2.3.4" → "::102:304"); a text without one as it is; "" when
+ * the quad is not a strict one. ipaddr.js reads an embedded quad as leniently
+ * as a bare IPv4 address ("::ffff:0x7f.0.0.1"), and reads "::1.2.3.4" as
+ * "::ffff:1.2.3.4", another address than "::102:304".
+ */
+function withHexTail(text: string): string {
+	if (!text.includes(".")) return text;
+	const colon = text.lastIndexOf(":");
+	const quad = text.slice(colon + 1);
+	if (!ipaddr.IPv4.isValidFourPartDecimal(quad)) return "";
+	const [a = 0, b = 0, c = 0, d = 0] = ipaddr.IPv4.parse(quad).octets;
+	return `${text.slice(0, colon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 /**
@@ -90,15 +117,21 @@ function parseRange(entry: string): Range<Address> {
 	if (ipaddr.IPv4.isValidCIDRFourPartDecimal(entry)) {
 		return ipaddr.IPv4.parseCIDR(entry);
 	}
-	if (!ipaddr.IPv6.isValidCIDR(entry)) {
+	const slash = entry.lastIndexOf("/");
+	let address: ipaddr.IPv6;
+	let bits: number;
+	try {
+		[address, bits] = ipaddr.IPv6.parseCIDR(withHexTail(entry.slice(0, slash)) + entry.slice(slash));
+	} catch {
 		throw new Error(`not an IP address or CIDR range: "${entry}"`);
 	}
-	const [address, bits] = ipaddr.IPv6.parseCIDR(entry);
-	// Clients' IPv4-mapped addresses are matched as IPv4, so an IPv4-mapped
-	// range ("::ffff:10.0.0.0/104") must become the IPv4 range it covers.
-	if (address.isIPv4MappedAddress() && bits >= 96) {
-		return [address.toIPv4Address(), bits - 96];
-	}
+	// Clients' IPv4-mapped and IPv4-compatible addresses are matched as IPv4,
+	// so such a range ("::ffff:10.0.0.0/104", "::10.0.0.0/104") must become
+	// the IPv4 range it covers. A compatible range shorter than /104 also
+	// covers ::1 and the like, which stay IPv6: it is matched as IPv6.
+	const ipv4 = embeddedIPv4(address);
+	const minimumBits = address.isIPv4MappedAddress() ? 96 : 104;
+	if (ipv4 !== null && bits >= minimumBits) return [ipv4, bits - 96];
 	return [address, bits];
 }
 

@@ -1,3 +1,4 @@
+import type { Logger } from "../log/index.ts";
 import { FailoverLimiter } from "./failover-limiter.ts";
 import { MemoryWindowLimiter } from "./memory-window.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -23,16 +24,36 @@ export interface RateLimitSettings {
 	redisTimeoutMs: number;
 }
 
+/**
+ * Which store counts now: Redis, process memory as configured (no REDIS_URL),
+ * or process memory standing in while Redis is unreachable.
+ */
+export type RateLimitBackend = "redis" | "memory" | "memory-fallback";
+
+export interface RateLimitStatus {
+	backend: RateLimitBackend;
+	/** Switches from Redis to process memory since start. */
+	fallbacks: number;
+}
+
+export interface RateLimit {
+	limiter: RateLimiter;
+	/** For readiness and metrics; never touches Redis. */
+	status(): RateLimitStatus;
+}
+
+const IN_MEMORY: RateLimitStatus = { backend: "memory", fallbacks: 0 };
+
 export async function createRateLimiter(
 	settings: RateLimitSettings,
-	options: { clock: () => number; log: (line: string) => void },
-): Promise<RateLimiter> {
+	options: { clock: () => number; logger: Logger },
+): Promise<RateLimit> {
 	const memory = new MemoryWindowLimiter({
 		limit: settings.limit,
 		windowSeconds: settings.windowSeconds,
 		now: options.clock,
 	});
-	if (settings.redisUrl === null) return memory;
+	if (settings.redisUrl === null) return { limiter: memory, status: () => IN_MEMORY };
 	const redis = new RedisWindowLimiter({
 		url: settings.redisUrl,
 		limit: settings.limit,
@@ -42,5 +63,12 @@ export async function createRateLimiter(
 	});
 	// Not ready in time: the failover limiter says so (once) at the first request.
 	await redis.whenReady(FIRST_CONNECT_WAIT_MS);
-	return new FailoverLimiter({ redis, memory, log: options.log });
+	const failover = new FailoverLimiter({ redis, memory, logger: options.logger });
+	return {
+		limiter: failover,
+		status: () => ({
+			backend: failover.backend === "redis" ? "redis" : "memory-fallback",
+			fallbacks: failover.fallbacks,
+		}),
+	};
 }

@@ -1,3 +1,4 @@
+import type { Logger } from "../log/index.ts";
 import { errorMessage } from "../util/index.ts";
 import type { MemoryWindowLimiter } from "./memory-window.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
@@ -11,8 +12,8 @@ export interface RedisBackend extends RateLimiter {
 export interface FailoverOptions {
 	redis: RedisBackend;
 	memory: MemoryWindowLimiter;
-	/** Receives one line per switch between Redis and memory. */
-	log?: (line: string) => void;
+	/** Gets one line per switch between Redis and memory. */
+	logger: Logger;
 	/**
 	 * After Redis failed while still connected (slow, or answering errors),
 	 * how long to count in memory before a request tries Redis again.
@@ -21,10 +22,6 @@ export interface FailoverOptions {
 }
 
 const DEFAULT_RETRY_DELAY_MS = 1000;
-
-function logToStderr(line: string): void {
-	process.stderr.write(`${line}\n`);
-}
 
 /**
  * Counts in Redis while it answers and in process memory while it does not,
@@ -38,22 +35,28 @@ function logToStderr(line: string): void {
 export class FailoverLimiter implements RateLimiter {
 	private readonly redis: RedisBackend;
 	private readonly memory: MemoryWindowLimiter;
-	private readonly log: (line: string) => void;
+	private readonly logger: Logger;
 	private readonly retryDelayMs: number;
 	private inMemory = false;
 	private probing = false;
 	private retryAt = 0;
+	private switches = 0;
 
 	constructor(options: FailoverOptions) {
 		this.redis = options.redis;
 		this.memory = options.memory;
-		this.log = options.log ?? logToStderr;
+		this.logger = options.logger;
 		this.retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
 	}
 
-	/** Which store counts requests now, for tests and diagnostics. */
+	/** Which store counts requests now, for readiness, metrics and tests. */
 	get backend(): "redis" | "memory" {
 		return this.inMemory ? "memory" : "redis";
+	}
+
+	/** Switches from Redis to memory since start. */
+	get fallbacks(): number {
+		return this.switches;
 	}
 
 	async consume(key: string): Promise<RateLimitDecision> {
@@ -71,7 +74,7 @@ export class FailoverLimiter implements RateLimiter {
 			if (isProbe) {
 				this.probing = false;
 				this.inMemory = false;
-				this.log("rate limit: Redis is reachable again; counting in Redis");
+				this.logger.info("rate limit: Redis is reachable again; counting in Redis");
 			}
 			return decision;
 		} catch (error) {
@@ -89,6 +92,10 @@ export class FailoverLimiter implements RateLimiter {
 	private fallBack(reason: string): void {
 		if (this.inMemory) return;
 		this.inMemory = true;
-		this.log(`rate limit: Redis unavailable (${reason}); counting in process memory until it is back`);
+		this.switches++;
+		this.logger.warn(
+			{ reason },
+			"rate limit: Redis unavailable; counting in process memory until it is back",
+		);
 	}
 }

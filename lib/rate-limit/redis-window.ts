@@ -12,9 +12,12 @@ export interface RedisWindowOptions {
 	commandTimeoutMs?: number;
 }
 
-// A key without a TTL (new, or left by anything that failed to expire it)
-// gets one, so no window can outlive its length.
-const HIT_SCRIPT = `
+/**
+ * One counted request: the count and the milliseconds left of the key's
+ * window. A key without a TTL (new, or left by anything that failed to expire
+ * it) gets one, so no window can outlive its length.
+ */
+export const HIT_SCRIPT = `
 local count = redis.call("INCR", KEYS[1])
 local ttl = redis.call("PTTL", KEYS[1])
 if ttl < 0 then

@@ -1,4 +1,5 @@
 import type { FaxStore } from "../db/index.ts";
+import type { Logger } from "../log/index.ts";
 import { errorMessage } from "../util/index.ts";
 import { purgeExpired } from "./purge.ts";
 
@@ -11,7 +12,7 @@ export function schedulePurge(
 	store: FaxStore,
 	storageDir: string,
 	intervalSeconds: number,
-	options: { clock: () => number; log: (line: string) => void },
+	options: { clock: () => number; logger: Logger },
 ): () => void {
 	if (intervalSeconds === 0) return () => {};
 	let running = false;
@@ -20,9 +21,13 @@ export function schedulePurge(
 		running = true;
 		try {
 			const slugs = await purgeExpired(store, storageDir, Math.floor(options.clock() / 1000));
-			if (slugs.length > 0) options.log(`purge: removed ${slugs.length} faxes past retention`);
+			if (slugs.length > 0)
+				options.logger.info({ removed: slugs.length }, "purge: removed faxes past retention");
 		} catch (error) {
-			options.log(`purge failed, retrying in ${intervalSeconds} s: ${errorMessage(error)}`);
+			options.logger.error(
+				{ err: errorMessage(error), retry_in_s: intervalSeconds },
+				"purge failed; retrying at the next interval",
+			);
 		} finally {
 			running = false;
 		}

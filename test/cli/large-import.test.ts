@@ -114,7 +114,14 @@ describe("a large fax import", () => {
 		expect(stdout).toMatch(
 			new RegExp(`^imported ${RECORDS} faxes and 0 removed faxes from ${file} in \\d+(\\.\\d)? s\n$`),
 		);
-		expect(await listedFrom("BULK1")).toHaveLength(20);
+		// The server answers from memory: the rows it passed over while hidden are there too.
+		const newest = reader
+			.query("SELECT slug FROM faxes WHERE sender = 'BULK 1' ORDER BY received_at DESC, id DESC LIMIT 100")
+			.all() as { slug: string }[];
+		const answer = (await (await server.request("/api/faxes?from=BULK1&limit=100")).json()) as {
+			slug: string;
+		}[];
+		expect(answer.map((fax) => fax.slug)).toEqual(newest.map((row) => row.slug));
 		expect((await server.request("/api/faxes/fax_bulk1")).status).toBe(200);
 		expect(await listedFrom("DURING1")).toHaveLength(1);
 		expect((await server.request("/api/faxes/fax_keep1")).status).toBe(410);

@@ -5,6 +5,15 @@ import { makeTempDir } from "../../testkit/server.ts";
 import { spawnServer, startServerProcess } from "../../testkit/server-process.ts";
 
 const dir = makeTempDir();
+
+/** Message and fax count of each JSON log line. */
+function logLines(text: string): [unknown, unknown][] {
+	return text
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line) as { msg?: unknown; faxes?: unknown })
+		.map((line) => [line.msg, line.faxes]);
+}
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test.each([
 	["PORT", "70000", 'PORT must be an integer from 0 to 65535, got "70000"'],
@@ -28,8 +37,7 @@ test.each([
 
 test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
 	const env = { DATABASE_PATH: join(dir, "demo.sqlite"), STORAGE_DIR: join(dir, "storage") };
-	const first = await startServerProcess(env);
-	expect(first.log).toContain("loaded 9 demo faxes into the empty database");
+	const first = await startServerProcess(env, { stdout: "pipe" });
 	const list = (await (await fetch(`${first.url}/api/faxes`)).json()) as {
 		slug: string;
 		from: string | null;
@@ -57,12 +65,36 @@ test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
 	expect((await fetch(`${first.url}/api/faxes/fax_DemoRemoved1`)).status).toBe(410);
 	expect((await fetch(`${first.url}/api/faxes/fax_DemoExpired1`)).status).toBe(410);
 	first.child.kill("SIGTERM");
-	expect(await first.child.exited).toBe(0);
+	const [code, firstLog] = await Promise.all([first.child.exited, new Response(first.child.stdout).text()]);
+	expect(code).toBe(0);
+	expect(logLines(firstLog)).toContainEqual(["loaded the demo faxes into the empty database", 9]);
 
-	const second = await startServerProcess(env);
-	expect(second.log).not.toContain("demo faxes");
+	const second = await startServerProcess(env, { stdout: "pipe" });
 	const again = (await (await fetch(`${second.url}/api/faxes?limit=100`)).json()) as unknown[];
 	expect(again.length).toBe(6);
 	second.child.kill("SIGTERM");
+	const secondLog = await new Response(second.child.stdout).text();
+	expect(secondLog).not.toContain("demo faxes");
 	await second.child.exited;
+});
+
+test("NODE_ENV=production starts empty unless SEED_DEMO=1 asks for the demo faxes", async () => {
+	const env = {
+		NODE_ENV: "production",
+		DATABASE_PATH: join(dir, "production.sqlite"),
+		STORAGE_DIR: join(dir, "p"),
+	};
+	const server = await startServerProcess(env);
+	expect(await (await fetch(`${server.url}/api/faxes?limit=100`)).json()).toEqual([]);
+	server.child.kill("SIGTERM");
+	expect(await server.child.exited).toBe(0);
+
+	const asked = await startServerProcess({
+		...env,
+		DATABASE_PATH: join(dir, "asked.sqlite"),
+		SEED_DEMO: "1",
+	});
+	expect(((await (await fetch(`${asked.url}/api/faxes?limit=100`)).json()) as unknown[]).length).toBe(6);
+	asked.child.kill("SIGTERM");
+	expect(await asked.child.exited).toBe(0);
 });

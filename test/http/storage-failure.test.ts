@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";
+import { captureLog } from "../../testkit/log.ts";
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
 
 let server: TestServer | undefined;
@@ -12,8 +13,8 @@ function expectJsonError(response: Response) {
 }
 
 test("an unexpected storage error answers 500 with a JSON body and is logged", async () => {
-	const logged: string[] = [];
-	server = await startTestServer({ log: (line) => logged.push(line) });
+	const { logger, lines } = captureLog();
+	server = await startTestServer({ logger });
 	const other = new Database(server.databasePath);
 	other.exec("DROP TABLE faxes");
 	other.close();
@@ -21,5 +22,8 @@ test("an unexpected storage error answers 500 with a JSON body and is logged", a
 	expect(response.status).toBe(500);
 	expectJsonError(response);
 	expect(await response.json()).toEqual({ message: "Server Error." });
-	expect(logged.some((line) => line.includes("no such table: faxes"))).toBe(true);
+	const failure = lines.find((line) => line.msg === "request failed");
+	expect(failure?.level).toBe("error");
+	expect(failure?.req_id).toBe(response.headers.get("x-request-id") ?? "");
+	expect(JSON.stringify(failure?.err)).toContain("no such table: faxes");
 });

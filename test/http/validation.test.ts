@@ -59,6 +59,15 @@ describe("422 validation errors", () => {
 	test("from is at most 255 characters", async () => {
 		expect((await server.request(`/api/faxes?from=${"a".repeat(255)}`)).status).toBe(200);
 		await expect422(`from=${"a".repeat(256)}`, { from: [FROM_LONG] });
+		// Characters as a reader counts them, not UTF-16 units: an emoji or an accented letter is one.
+		for (const last of ["\u{1f600}", "\u{1f44d}\u{1f3fd}", "e\u0301"]) {
+			const from = encodeURIComponent(`${"a".repeat(254)}${last}`);
+			expect((await server.request(`/api/faxes?from=${from}`)).status).toBe(200);
+			await expect422(`from=${from}b`, { from: [FROM_LONG] });
+		}
+		expect(
+			(await server.request(`/api/faxes?from=${encodeURIComponent("e\u0301".repeat(255))}`)).status,
+		).toBe(200);
 	});
 
 	test("repeated or bracketed keys are invalid for that parameter", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { captureLog } from "../../testkit/log.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
 import { textPdf } from "../document/make-files.ts";
 
@@ -84,8 +85,8 @@ describe("fax purge", () => {
 	});
 
 	test("the server purges by itself every PURGE_INTERVAL", async () => {
-		const lines: string[] = [];
-		const own = await startTestServer({ env: { PURGE_INTERVAL: "1" }, log: (line) => lines.push(line) });
+		const { logger, lines } = captureLog();
+		const own = await startTestServer({ env: { PURGE_INTERVAL: "1" }, logger });
 		try {
 			const result = await runFax(
 				["ingest", pdfPath, "--source", "phone", "--received-at", isoDaysAgo(31)],
@@ -94,10 +95,13 @@ describe("fax purge", () => {
 			const slug = result.stdout.trim();
 			const paths = join(own.storageDir, "faxes", `${slug}.pdf`);
 			expect(existsSync(paths)).toBe(true);
+			// The purge logs its line after both files are gone, so the line is what to wait for.
+			const purged = () =>
+				lines.some((line) => line.msg === "purge: removed faxes past retention" && line.removed === 1);
 			const deadline = Date.now() + 5000;
-			while (existsSync(paths) && Date.now() < deadline) await Bun.sleep(50);
+			while (!purged() && Date.now() < deadline) await Bun.sleep(50);
+			expect(purged()).toBe(true);
 			expect(existsSync(paths)).toBe(false);
-			expect(lines).toContain("purge: removed 1 faxes past retention");
 			expect((await own.request(`/api/faxes/${slug}`)).status).toBe(410);
 		} finally {
 			await own.stop();

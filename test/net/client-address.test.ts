@@ -13,6 +13,41 @@ describe("client key without trusted proxies", () => {
 		expect(keyOf("::FFFF:cb00:7107", null)).toBe("203.0.113.7");
 	});
 
+	test("every spelling of an IPv4 address as IPv6, mapped or compatible, is that IPv4 address", () => {
+		for (const spelling of [
+			"::ffff:203.0.113.7",
+			"0:0:0:0:0:ffff:203.0.113.7",
+			"0000:0000:0000:0000:0000:FFFF:CB00:7107",
+			"::203.0.113.7",
+			"0:0:0:0:0:0:203.0.113.7",
+			"::cb00:7107",
+			"0:0:0:0:0:0:cb00:7107",
+			"::0:cb00:7107",
+		]) {
+			expect([spelling, keyOf(spelling, null)]).toEqual([spelling, "203.0.113.7"]);
+		}
+	});
+
+	test("the unspecified and loopback addresses and the rest of ::/104 stay IPv6, in every spelling", () => {
+		for (const spelling of [
+			"::",
+			"::1",
+			"::2",
+			"::0.0.0.2",
+			"0:0:0:0:0:0:0.0.0.1",
+			"::ff:ffff",
+			"::0.255.255.255",
+		]) {
+			expect([spelling, keyOf(spelling, null)]).toEqual([spelling, "::/64"]);
+		}
+	});
+
+	test("other IPv6 addresses with an IPv4 address inside are IPv6 clients", () => {
+		expect(keyOf("64:ff9b::203.0.113.7", null)).toBe("64:ff9b::/64");
+		expect(keyOf("::ffff:0:203.0.113.7", null)).toBe("::/64");
+		expect(keyOf("2002:cb00:7107::1", null)).toBe("2002:cb00:7107::/64");
+	});
+
 	test("IPv6 peers are grouped by their /64", () => {
 		expect(keyOf("2001:db8:1:2:3:4:5:6", null)).toBe("2001:db8:1:2::/64");
 		expect(keyOf("2001:DB8:1:2:ffff::1", null)).toBe("2001:db8:1:2::/64");
@@ -131,6 +166,16 @@ describe("client key behind trusted proxies", () => {
 		expect(keyOf("2001:db8:ffff:1::1", "198.51.100.9")).toBe("198.51.100.9");
 		expect(keyOf("2001:db8:fffe::1", "198.51.100.9")).toBe("2001:db8:fffe::/64");
 		expect(keyOf("::1", "2001:db8:ffff::7, 198.51.100.9")).toBe("198.51.100.9");
+	});
+
+	test("an IPv4-compatible address or range in TRUST_PROXY trusts the IPv4 peers it covers", () => {
+		const keyOf = createClientKeyResolver(parseTrustProxy("::10.0.0.0/104, ::192.0.2.1, ::/104"));
+		expect(keyOf("10.9.8.7", "203.0.113.7")).toBe("203.0.113.7");
+		expect(keyOf("::10.9.8.7", "203.0.113.7")).toBe("203.0.113.7");
+		expect(keyOf("192.0.2.1", "203.0.113.7")).toBe("203.0.113.7");
+		expect(keyOf("192.0.2.2", "203.0.113.7")).toBe("192.0.2.2");
+		expect(keyOf("::1", "203.0.113.7")).toBe("203.0.113.7");
+		expect(keyOf("11.0.0.1", "203.0.113.7")).toBe("11.0.0.1");
 	});
 
 	test("an IPv4-mapped range in TRUST_PROXY trusts the IPv4 peers it covers", () => {

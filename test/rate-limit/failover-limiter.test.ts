@@ -3,6 +3,7 @@ import { FailoverLimiter } from "../../lib/rate-limit/failover-limiter.ts";
 import type { RateLimitDecision } from "../../lib/rate-limit/index.ts";
 import { MemoryWindowLimiter } from "../../lib/rate-limit/memory-window.ts";
 import { RedisWindowLimiter } from "../../lib/rate-limit/redis-window.ts";
+import { captureLog } from "../../testkit/log.ts";
 import { useRedisServer } from "../../testkit/use-redis.ts";
 
 const fixture = useRedisServer();
@@ -21,12 +22,8 @@ function failover(url: string) {
 		prefix,
 	});
 	const memory = new MemoryWindowLimiter({ limit: 60, windowSeconds: 60 });
-	const logs: string[] = [];
-	const limiter = new FailoverLimiter({
-		redis,
-		memory,
-		log: (line) => logs.push(line),
-	});
+	const { logger, lines: logs } = captureLog();
+	const limiter = new FailoverLimiter({ redis, memory, logger });
 	limiters.push(limiter);
 	return { limiter, redis, logs, prefix };
 }
@@ -67,7 +64,10 @@ describe("FailoverLimiter", () => {
 		expect(answers.every((answer) => answer.allowed)).toBe(true);
 		expect(limiter.backend).toBe("memory");
 		expect(logs).toHaveLength(1);
-		expect(logs[0]).toStartWith("rate limit: Redis unavailable (");
+		expect(logs[0]?.level).toBe("warn");
+		expect(logs[0]?.msg).toBe("rate limit: Redis unavailable; counting in process memory until it is back");
+		expect(logs[0]?.reason).toBeString();
+		expect(limiter.fallbacks).toBe(1);
 
 		await fixture.server.restart();
 		expect(await redis.whenReady(3000)).toBe(true);
@@ -78,7 +78,11 @@ describe("FailoverLimiter", () => {
 		expect((await timedConsume(limiter, "k")).remaining).toBe(58);
 		expect(await fixture.checker.get(`${prefix}k`)).toBe("2");
 		expect(logs).toHaveLength(2);
-		expect(logs[1]).toBe("rate limit: Redis is reachable again; counting in Redis");
+		expect([logs[1]?.level, logs[1]?.msg]).toEqual([
+			"info",
+			"rate limit: Redis is reachable again; counting in Redis",
+		]);
+		expect(limiter.fallbacks).toBe(1);
 	});
 
 	test("a Redis slower than the command timeout is bypassed, then used again", async () => {
@@ -89,8 +93,8 @@ describe("FailoverLimiter", () => {
 		await fixture.checker.call("CLIENT", "PAUSE", "400", "ALL");
 		expect((await timedConsume(limiter, "k")).remaining).toBe(59);
 		expect(limiter.backend).toBe("memory");
-		expect(logs).toEqual([
-			"rate limit: Redis unavailable (Command timed out); counting in process memory until it is back",
+		expect(logs.map((line) => [line.msg, line.reason])).toEqual([
+			["rate limit: Redis unavailable; counting in process memory until it is back", "Command timed out"],
 		]);
 		// Within the retry delay, requests skip Redis instead of each waiting for a timeout.
 		for (let i = 0; i < 20; i++) {

@@ -8,11 +8,11 @@ const missing = { status: 404, body: EMPTY_MESSAGE };
 /** GET /api/faxes/{slug}: the same object as a list element; 410 once removed or expired. */
 export const route = defineEndpoint({
 	query: Type.Object({}),
-	get({ params, now }, { store, faxJson }) {
+	get({ params, now }, { faxes }) {
 		const slug = params.slug ?? "";
 		if (!isSlugShape(slug)) return missing;
-		const found = store.lookup(slug, retentionCutoff(now));
-		if (found.state === "found") return { status: 200, body: faxJson(found.fax) };
+		const found = faxes.lookup(slug, retentionCutoff(now), now);
+		if (found.state === "found") return { status: 200, body: found.json };
 		return found.state === "removed" ? gone : missing;
 	},
 });

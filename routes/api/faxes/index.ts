@@ -4,6 +4,7 @@ import {
 	isUnknownSenderQuery,
 	OffsetDateTime,
 	retentionCutoff,
+	SenderText,
 	senderMatchKey,
 } from "../../../lib/fax/index.ts";
 import { defineEndpoint } from "../../../lib/http/index.ts";
@@ -27,9 +28,7 @@ const query = Type.Object({
 			errorMessage: "The since field must be a date-time with a time zone offset, like 2026-11-21T10:00:00Z.",
 		}),
 	),
-	from: Type.Optional(
-		Type.String({ maxLength: 255, errorMessage: "The from field must not be longer than 255 characters." }),
-	),
+	from: Type.Optional(SenderText({ errorMessage: "The from field must not be longer than 255 characters." })),
 });
 
 function senderFilter(from: string | undefined): SenderFilter {
@@ -41,10 +40,10 @@ function senderFilter(from: string | undefined): SenderFilter {
 /** GET /api/faxes: newest first, never older than the retention period. */
 export const route = defineEndpoint({
 	query,
-	get({ query, now }, { store, faxJson }) {
+	get({ query, now }, { faxes }) {
 		const since = query.since ?? now - DEFAULT_WINDOW_SECONDS;
 		const after = Math.max(since, retentionCutoff(now) - 1);
-		const rows = store.list({ after, sender: senderFilter(query.from), limit: query.limit ?? DEFAULT_LIMIT });
-		return { status: 200, body: `[${rows.map(faxJson).join(",")}]` };
+		const sender = senderFilter(query.from);
+		return { status: 200, body: faxes.list({ after, sender, limit: query.limit ?? DEFAULT_LIMIT }, now) };
 	},
 });

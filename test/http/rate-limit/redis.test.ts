@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
+import { eventsOf, type LogLine } from "../../../testkit/log.ts";
 import { startRedisServer } from "../../../testkit/redis-server.ts";
 import type { TestServer } from "../../../testkit/server.ts";
 import { useRedisServer } from "../../../testkit/use-redis.ts";
@@ -17,7 +18,7 @@ function redisEnv(prefix = newPrefix()): Record<string, string> {
 
 defineRateLimitSuite({ name: "Redis", env: () => redisEnv() });
 
-const UNAVAILABLE = /^rate limit: Redis unavailable \(.+\); counting in process memory until it is back$/;
+const UNAVAILABLE = /^rate limit: Redis unavailable; counting in process memory until it is back \(.+\)$/;
 const BACK = "rate limit: Redis is reachable again; counting in Redis";
 
 /** Sends one request and fails the test if answering took 250 ms or more. */
@@ -123,7 +124,7 @@ describe("rate limit over HTTP, Redis only", () => {
 		const watcher = new Redis(outage.url);
 		watcher.on("error", () => {});
 		try {
-			const logs: string[] = [];
+			const logs: LogLine[] = [];
 			const prefix = newPrefix();
 			const key = `${prefix}127.0.0.1`;
 			const server = await servers.start({ ...redisEnv(prefix), REDIS_URL: outage.url }, logs);
@@ -131,7 +132,7 @@ describe("rate limit over HTTP, Redis only", () => {
 			const before = [await timedSend(server), await timedSend(server), await timedSend(server)];
 			expect(before).toEqual([allowed(59), allowed(58), allowed(57)]);
 			expect(await watcher.get(key)).toBe("3");
-			expect(logs).toEqual([]);
+			expect(eventsOf(logs)).toEqual([]);
 
 			await outage.stop();
 			const during: Answer[] = [];
@@ -139,8 +140,8 @@ describe("rate limit over HTTP, Redis only", () => {
 				during.push(await timedSend(server, i % 2 ? "/api/faxes/fax_none1" : "/api/faxes"));
 			// The in-process window knows nothing of Redis's count: it starts afresh.
 			expect(during).toEqual(Array.from({ length: 10 }, (_, i) => allowed(59 - i, 60, i % 2 ? 404 : 200)));
-			expect(logs).toHaveLength(1);
-			expect(logs[0]).toMatch(UNAVAILABLE);
+			expect(eventsOf(logs)).toHaveLength(1);
+			expect(eventsOf(logs)[0]).toMatch(UNAVAILABLE);
 
 			// The restarted Redis has no data, so the key appears with the first request it counts.
 			await outage.restart();
@@ -152,8 +153,8 @@ describe("rate limit over HTTP, Redis only", () => {
 			]);
 			expect([await timedSend(server), await timedSend(server)]).toEqual([allowed(58), allowed(57)]);
 			expect(await watcher.get(key)).toBe("3");
-			expect(logs).toHaveLength(2);
-			expect(logs[1]).toBe(BACK);
+			expect(eventsOf(logs)).toHaveLength(2);
+			expect(eventsOf(logs)[1]).toBe(BACK);
 		} finally {
 			watcher.disconnect();
 			await outage.close();
@@ -166,7 +167,7 @@ describe("rate limit over HTTP, Redis only", () => {
 		watcher.on("error", () => {});
 		try {
 			await late.stop();
-			const logs: string[] = [];
+			const logs: LogLine[] = [];
 			const prefix = newPrefix();
 			const server = await servers.start({ ...redisEnv(prefix), REDIS_URL: late.url }, logs);
 			const during = [await timedSend(server), await timedSend(server)];
@@ -179,8 +180,8 @@ describe("rate limit over HTTP, Redis only", () => {
 				...Array.from({ length: memoryCounted }, (_, i) => allowed(57 - i)),
 				allowed(59),
 			]);
-			expect(logs).toEqual([
-				"rate limit: Redis unavailable (connection reconnecting); counting in process memory until it is back",
+			expect(eventsOf(logs)).toEqual([
+				"rate limit: Redis unavailable; counting in process memory until it is back (connection reconnecting)",
 				BACK,
 			]);
 		} finally {
@@ -190,7 +191,7 @@ describe("rate limit over HTTP, Redis only", () => {
 	});
 
 	test("Redis too slow: answers come from memory within the timeout, then Redis counts again", async () => {
-		const logs: string[] = [];
+		const logs: LogLine[] = [];
 		const prefix = newPrefix();
 		const key = `${prefix}127.0.0.1`;
 		const server = await servers.start(redisEnv(prefix), logs);
@@ -200,21 +201,20 @@ describe("rate limit over HTTP, Redis only", () => {
 		await redis.checker.call("CLIENT", "PAUSE", "400", "ALL");
 		const slow = [await timedSend(server), await timedSend(server)];
 		expect(slow).toEqual([allowed(59), allowed(58)]);
-		expect(logs).toHaveLength(1);
-		expect(logs[0]).toBe(
-			"rate limit: Redis unavailable (Command timed out); counting in process memory until it is back",
-		);
+		expect(eventsOf(logs)).toEqual([
+			"rate limit: Redis unavailable; counting in process memory until it is back (Command timed out)",
+		]);
 
 		// After a failed call Redis is tried again only a second later; until
 		// then the in-process window goes on counting.
 		const after: Answer[] = [];
 		const deadline = Date.now() + 5000;
-		while (logs.length < 2) {
+		while (eventsOf(logs).length < 2) {
 			if (Date.now() > deadline) throw new Error("still counting in memory 5 s after Redis answered again");
 			await Bun.sleep(50);
 			after.push(await timedSend(server));
 		}
-		expect(logs[1]).toBe(BACK);
+		expect(eventsOf(logs)[1]).toBe(BACK);
 		// Redis ran the timed-out call once the pause ended, so that request
 		// counts in both stores: 1 before, 1 timed out, 1 now.
 		expect(await redis.checker.get(key)).toBe("3");

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { faxRecord } from "../../../testkit/fixtures.ts";
+import { captureLog, eventsOf, type LogLine } from "../../../testkit/log.ts";
 import { type TestServer, useTestServers } from "../../../testkit/server.ts";
 
 /** A rate-limit backend as the HTTP suite sees it: the environment that selects it. */
@@ -56,7 +57,7 @@ export function uncounted(status: number): Answer {
 
 export interface Servers {
 	/** Starts a server with the given environment; it logs into `logs` and is stopped after the test. */
-	start(env: Record<string, string>, logs?: string[]): Promise<TestServer>;
+	start(env: Record<string, string>, logs?: LogLine[]): Promise<TestServer>;
 }
 
 /** Servers started by a test are stopped after it, also when it failed. */
@@ -70,7 +71,7 @@ export function useServers(): Servers {
 					faxRecord({ slug: LIVE, received_at: minuteAgo() }),
 					faxRecord({ slug: GONE, received_at: minuteAgo(), removed: true }),
 				],
-				log: (line) => logs.push(line),
+				logger: captureLog("info", logs).logger,
 			}),
 	};
 }
@@ -107,14 +108,15 @@ async function sleepUntil(timeMs: number): Promise<void> {
 export function defineRateLimitSuite(backend: RateLimitBackend): void {
 	describe(`rate limit over HTTP, ${backend.name} backend`, () => {
 		const servers = useServers();
-		let logs: string[] = [];
+		let logs: LogLine[] = [];
 
-		// Nothing in this suite disturbs the backend, so any log line (a switch
-		// to the in-process window above all) means it did not count where it should.
+		// Nothing in this suite disturbs the backend, so any log line but the
+		// access lines (a switch to the in-process window above all) means it
+		// did not count where it should.
 		afterEach(() => {
 			const logged = logs;
 			logs = [];
-			expect(logged).toEqual([]);
+			expect(eventsOf(logged)).toEqual([]);
 		});
 
 		const start = (env: Record<string, string> = {}) =>
@@ -277,6 +279,32 @@ export function defineRateLimitSuite(backend: RateLimitBackend): void {
 				await send(server, "/api/faxes", from("203.0.113.8")),
 			];
 			expect(answers).toEqual([allowed(59), allowed(58), allowed(57), allowed(59)]);
+		});
+
+		test("every spelling of one IPv4 address, IPv4-compatible and IPv4-mapped, shares one count", async () => {
+			const server = await start({ TRUST_PROXY: "127.0.0.1, ::10.0.0.0/104" });
+			const spellings = [
+				"203.0.113.7",
+				"::203.0.113.7",
+				"0:0:0:0:0:0:203.0.113.7",
+				"::cb00:7107",
+				"::CB00:7107",
+				"0000:0000:0000:0000:0000:0000:cb00:7107",
+				"[::203.0.113.7]:443",
+				"::ffff:203.0.113.7",
+				"0:0:0:0:0:ffff:203.0.113.7",
+				"::ffff:cb00:7107",
+				"[::ffff:cb00:7107]",
+				// A trusted proxy written IPv4-compatible in TRUST_PROXY vouches for the client left of it.
+				"203.0.113.7, 10.1.2.3",
+			];
+			const answers = [];
+			for (const spelling of spellings) answers.push(await send(server, "/api/faxes", from(spelling)));
+			expect(answers).toEqual(spellings.map((_, i) => allowed(59 - i)));
+			// The IPv6 loopback and unspecified address are no IPv4 addresses: they stay in ::/64.
+			expect(await send(server, "/api/faxes", from("::1"))).toEqual(allowed(59));
+			expect(await send(server, "/api/faxes", from("::"))).toEqual(allowed(58));
+			expect(await send(server, "/api/faxes", from("::0.0.0.2"))).toEqual(allowed(57));
 		});
 
 		test("behind trusted proxies the right-most untrusted X-Forwarded-For entry is the client", async () => {

@@ -1,0 +1,48 @@
+import type { Database, Statement } from "bun:sqlite";
+import { visibleRows } from "./fax-store.ts";
+
+const VISIBLE = visibleRows("faxes");
+
+export interface ReceivedCounts {
+	processed: number;
+	notProcessable: number;
+}
+
+/**
+ * What the operator's probes and metrics ask of the database. Every statement
+ * is served by the received_at index, so a scrape stays cheap however many
+ * faxes are kept.
+ */
+export class FaxStats {
+	readonly #ping: Statement;
+	readonly #received: Statement<{ total: number; processed: number }>;
+	readonly #latest: Statement<{ latest: number | null }>;
+
+	constructor(db: Database) {
+		this.#ping = db.prepare("SELECT 1 FROM faxes LIMIT 1");
+		this.#received = db.prepare(
+			`SELECT count(*) AS total, count(page_count) AS processed FROM faxes WHERE received_at > $after AND ${VISIBLE}`,
+		);
+		this.#latest = db.prepare(
+			`SELECT received_at AS latest FROM faxes WHERE ${VISIBLE} ORDER BY received_at DESC LIMIT 1`,
+		);
+	}
+
+	/** Reads a page of the faxes table; throws when the database cannot answer. */
+	ping(): void {
+		this.#ping.get();
+	}
+
+	/** Faxes received after `after` (Unix seconds) and still listed, by whether they could be processed. */
+	receivedAfter(after: number): ReceivedCounts {
+		const row = this.#received.get({ after });
+		const total = row?.total ?? 0;
+		const processed = row?.processed ?? 0;
+		return { processed, notProcessable: total - processed };
+	}
+
+	/** received_at of the newest fax, Unix seconds; null when there is none. */
+	latestReceivedAt(): number | null {
+		return this.#latest.get()?.latest ?? null;
+	}
+}

@@ -1,0 +1,203 @@
+import type { FaxStore, ListQuery, StoredFax } from "../db/index.ts";
+import type { FaxRow } from "../fax/index.ts";
+import { type Entry, firstAfter, isBefore, mergeEntries, newestJson } from "./entries.ts";
+
+/** A fax by slug as the API answers it. */
+export type FaxLookup = { state: "found"; json: string } | { state: "removed" } | { state: "missing" };
+
+export interface RecentFaxesOptions {
+	/** Seconds back from the request time that memory holds: the default list's 24 hours and a margin. */
+	windowSeconds?: number;
+	/** Most faxes held; past it the oldest go and older answers come from SQLite. */
+	maxEntries?: number;
+}
+
+const DEFAULT_WINDOW_SECONDS = 25 * 3600;
+const DEFAULT_MAX_ENTRIES = 100_000;
+// Faxes leaving the window are dropped in steps of a minute, not one by one.
+const EVICTION_STEP_SECONDS = 60;
+const REMOVED: FaxLookup = { state: "removed" };
+
+/**
+ * The newest faxes in memory, each with its JSON text, so that the answers
+ * clients poll for are a binary search and a join of remembered texts.
+ *
+ * Memory holds every live fax received after `coveredAfter`: all of the
+ * window, or its newest `maxEntries`. A list answer is taken from memory when
+ * it asks for nothing older, or when memory alone already has `limit` matching
+ * faxes (they are then the newest ones of all); otherwise SQLite answers, as it
+ * does for a slug not held here.
+ *
+ * Every answer starts by asking SQLite whether anything was committed since
+ * the last one (one cheap statement); if so, the rows inserted since (by id,
+ * which is never reused) and the removals recorded since (by their number) are
+ * read in one snapshot and applied. A commit by another process is therefore
+ * seen by the very next request, without any full reload. A large import
+ * writes its rows hidden and shows them all at once when it is published:
+ * their ids were passed over while hidden, so the rows of each import
+ * published since are read by import.
+ */
+export class RecentFaxes {
+	readonly #store: FaxStore;
+	readonly #json: (row: FaxRow) => string;
+	readonly #windowSeconds: number;
+	readonly #maxEntries: number;
+	/** Oldest first. */
+	#entries: Entry[] = [];
+	#bySlug = new Map<string, Entry>();
+	/** Oldest first, per sender match key; null holds the faxes without a sender. */
+	#bySender = new Map<string | null, Entry[]>();
+	#coveredAfter: number;
+	#changeCount: number;
+	#lastId = 0;
+	#lastRemoval = 0;
+	#lastPublication = 0;
+
+	constructor(
+		store: FaxStore,
+		json: (row: FaxRow) => string,
+		nowSeconds: number,
+		options: RecentFaxesOptions = {},
+	) {
+		this.#store = store;
+		this.#json = json;
+		this.#windowSeconds = options.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
+		this.#maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+		this.#coveredAfter = nowSeconds - this.#windowSeconds;
+		this.#changeCount = store.changeCount();
+		store.snapshot(() => {
+			this.#lastId = store.lastFaxId();
+			this.#lastRemoval = store.lastRemoval();
+			this.#lastPublication = store.lastPublication();
+			const rows = store.newestFaxes(this.#coveredAfter, this.#maxEntries + 1);
+			this.#add(rows);
+		});
+	}
+
+	/** Number of faxes held, for tests of the bound. */
+	get size(): number {
+		return this.#entries.length;
+	}
+
+	/** Memory holds every live fax received after this time (Unix seconds). */
+	get coveredAfter(): number {
+		return this.#coveredAfter;
+	}
+
+	/** The JSON array the list answers, newest first. */
+	list(query: ListQuery, nowSeconds: number): string {
+		this.#sync(nowSeconds);
+		const { after, sender, limit } = query;
+		const entries =
+			sender.kind === "any"
+				? this.#entries
+				: this.#bySender.get(sender.kind === "unknown" ? null : sender.key);
+		const remembered = newestJson(entries, after, limit, after >= this.#coveredAfter);
+		if (remembered !== null) return remembered;
+		const rows = this.#store.list(query);
+		let body = "[";
+		for (let i = 0; i < rows.length; i++)
+			body += i === 0 ? this.#json(rows[i] as FaxRow) : `,${this.#json(rows[i] as FaxRow)}`;
+		return `${body}]`;
+	}
+
+	/** A fax by slug; `notBefore` is the retention cutoff, older faxes count as removed. */
+	lookup(slug: string, notBefore: number, nowSeconds: number): FaxLookup {
+		this.#sync(nowSeconds);
+		const entry = this.#bySlug.get(slug);
+		if (entry !== undefined)
+			return entry.receivedAt < notBefore ? REMOVED : { state: "found", json: entry.json };
+		const found = this.#store.lookup(slug, notBefore);
+		return found.state === "found" ? { state: "found", json: this.#json(found.fax) } : found;
+	}
+
+	#sync(nowSeconds: number): void {
+		const changeCount = this.#store.changeCount();
+		if (changeCount !== this.#changeCount) {
+			this.#changeCount = changeCount;
+			this.#refresh();
+		}
+		const horizon = nowSeconds - this.#windowSeconds;
+		if (horizon >= this.#coveredAfter + EVICTION_STEP_SECONDS) this.#dropUpTo(horizon);
+	}
+
+	#refresh(): void {
+		const store = this.#store;
+		store.snapshot(() => {
+			const removals = store.removalsAfter(this.#lastRemoval);
+			const last = removals[removals.length - 1];
+			if (last !== undefined) this.#lastRemoval = last.seq;
+			this.#remove(removals.map((removal) => removal.slug));
+			// Rows of a published import with larger ids come with the inserted ones below.
+			for (const { seq, importId } of store.publicationsAfter(this.#lastPublication)) {
+				this.#add(store.importedFaxes(importId, this.#coveredAfter, this.#lastId));
+				this.#lastPublication = seq;
+			}
+			this.#add(store.faxesInsertedAfter(this.#lastId, this.#coveredAfter));
+			this.#lastId = Math.max(this.#lastId, store.lastFaxId());
+		});
+	}
+
+	/** Adds rows in any order, then keeps the newest `maxEntries`. */
+	#add(rows: StoredFax[]): void {
+		if (rows.length === 0) return;
+		const batch = rows.map(
+			(row): Entry => ({
+				id: row.id,
+				receivedAt: row.received_at,
+				slug: row.slug,
+				senderKey: row.sender_key,
+				json: this.#json(row),
+			}),
+		);
+		batch.sort((a, b) => (isBefore(a, b) ? -1 : 1));
+		const bySender = new Map<string | null, Entry[]>();
+		for (const entry of batch) {
+			this.#bySlug.set(entry.slug, entry);
+			const own = bySender.get(entry.senderKey);
+			if (own === undefined) bySender.set(entry.senderKey, [entry]);
+			else own.push(entry);
+		}
+		this.#entries = mergeEntries(this.#entries, batch);
+		for (const [key, own] of bySender)
+			this.#bySender.set(key, mergeEntries(this.#bySender.get(key) ?? [], own));
+		const excess = this.#entries.length - this.#maxEntries;
+		if (excess > 0) this.#dropUpTo((this.#entries[excess - 1] as Entry).receivedAt);
+	}
+
+	#remove(slugs: string[]): void {
+		const gone = new Set<Entry>();
+		for (const slug of slugs) {
+			const entry = this.#bySlug.get(slug);
+			if (entry === undefined) continue;
+			this.#bySlug.delete(slug);
+			gone.add(entry);
+		}
+		if (gone.size === 0) return;
+		this.#entries = this.#entries.filter((entry) => !gone.has(entry));
+		const senders = new Set<string | null>();
+		for (const entry of gone) senders.add(entry.senderKey);
+		for (const key of senders) {
+			const kept = (this.#bySender.get(key) ?? []).filter((entry) => !gone.has(entry));
+			if (kept.length === 0) this.#bySender.delete(key);
+			else this.#bySender.set(key, kept);
+		}
+	}
+
+	/** Drops every fax received at or before `time`; memory then covers what came after it. */
+	#dropUpTo(time: number): void {
+		const count = firstAfter(this.#entries, time);
+		const dropped = this.#entries.splice(0, count);
+		const perSender = new Map<string | null, number>();
+		for (const entry of dropped) {
+			this.#bySlug.delete(entry.slug);
+			perSender.set(entry.senderKey, (perSender.get(entry.senderKey) ?? 0) + 1);
+		}
+		for (const [key, n] of perSender) {
+			const own = this.#bySender.get(key);
+			if (own === undefined || own.length === n) this.#bySender.delete(key);
+			else own.splice(0, n);
+		}
+		this.#coveredAfter = Math.max(this.#coveredAfter, time);
+	}
+}

@@ -1,0 +1,3 @@
+// What the service tells its operator: Prometheus metrics and the access log.
+export { type MetricSources, ServiceMetrics } from "./metrics.ts";
+export { createRequestObserver } from "./request-observer.ts";

@@ -1,0 +1,128 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { FaxStats } from "../db/index.ts";
+import type { RateLimitStatus } from "../rate-limit/index.ts";
+
+export interface MetricSources {
+	/** The rate limit's backend and switches, read at each scrape. */
+	rateLimit(): RateLimitStatus;
+	/** The shared database, asked at each scrape: faxes are recorded by the CLI, not by this process. */
+	stats: FaxStats;
+	/** Milliseconds since the epoch. */
+	clock: () => number;
+}
+
+const DAY_SECONDS = 24 * 3600;
+// The API answers in well under a millisecond; the upper buckets catch Redis timeouts and stalls.
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * A database that cannot answer leaves its gauges out of the scrape (readiness
+ * reports it) instead of failing /metrics, whose process and request metrics
+ * matter most just then.
+ */
+function fromDatabase<T>(gauge: Gauge, read: () => T): T | undefined {
+	try {
+		return read();
+	} catch {
+		gauge.reset();
+		return undefined;
+	}
+}
+
+/**
+ * Everything /metrics reports, in one registry of its own. Request metrics are
+ * counted as answers are given; the rate-limit backend and the fax counts are
+ * read when Prometheus scrapes.
+ */
+export class ServiceMetrics {
+	readonly registry = new Registry();
+	readonly #requests: Counter<"route" | "method" | "status">;
+	readonly #duration: Histogram<"route">;
+	readonly #rateLimited: Counter;
+	readonly #sqliteErrors: Counter<"code">;
+
+	constructor(sources: MetricSources) {
+		const registers = [this.registry];
+		collectDefaultMetrics({ register: this.registry });
+		this.#requests = new Counter({
+			name: "testfax_http_requests_total",
+			help: "Answers of the public listener by route pattern, method and status.",
+			labelNames: ["route", "method", "status"],
+			registers,
+		});
+		this.#duration = new Histogram({
+			name: "testfax_http_request_duration_seconds",
+			help: "Time from a request's arrival to its answer, by route pattern.",
+			labelNames: ["route"],
+			buckets: LATENCY_BUCKETS,
+			registers,
+		});
+		this.#rateLimited = new Counter({
+			name: "testfax_rate_limited_total",
+			help: "Answers refused with 429 by the rate limit.",
+			registers,
+		});
+		this.#sqliteErrors = new Counter({
+			name: "testfax_sqlite_errors_total",
+			help: "SQLite errors while answering requests, by SQLite error code.",
+			labelNames: ["code"],
+			registers,
+		});
+		new Gauge({
+			name: "testfax_rate_limit_backend",
+			help: "1 for the store counting the rate limit now: redis, or memory (configured, or while Redis is unavailable).",
+			labelNames: ["backend"],
+			registers,
+			collect() {
+				const inRedis = sources.rateLimit().backend === "redis";
+				this.set({ backend: "redis" }, inRedis ? 1 : 0);
+				this.set({ backend: "memory" }, inRedis ? 0 : 1);
+			},
+		});
+		new Counter({
+			name: "testfax_rate_limit_fallbacks_total",
+			help: "Switches from counting in Redis to counting in process memory.",
+			registers,
+			collect() {
+				this.reset();
+				this.inc(sources.rateLimit().fallbacks);
+			},
+		});
+		new Gauge({
+			name: "testfax_faxes_received_24h",
+			help: "Faxes received in the last 24 hours and still listed, by outcome; read from the shared database.",
+			labelNames: ["outcome"],
+			registers,
+			collect() {
+				const now = Math.floor(sources.clock() / 1000);
+				const counts = fromDatabase(this, () => sources.stats.receivedAfter(now - DAY_SECONDS));
+				if (counts === undefined) return;
+				this.set({ outcome: "processed" }, counts.processed);
+				this.set({ outcome: "not_processable" }, counts.notProcessable);
+			},
+		});
+		new Gauge({
+			name: "testfax_fax_latest_received_timestamp_seconds",
+			help: "received_at of the newest fax in the shared database (Unix seconds); 0 when there is none.",
+			registers,
+			collect() {
+				const latest = fromDatabase(this, () => sources.stats.latestReceivedAt());
+				if (latest !== undefined) this.set(latest ?? 0);
+			},
+		});
+	}
+
+	answered(route: string, method: string, status: number, seconds: number): void {
+		this.#requests.inc({ route, method, status });
+		this.#duration.observe({ route }, seconds);
+		if (status === 429) this.#rateLimited.inc();
+	}
+
+	sqliteError(code: string): void {
+		this.#sqliteErrors.inc({ code });
+	}
+
+	async text(): Promise<{ type: string; body: string }> {
+		return { type: this.registry.contentType, body: await this.registry.metrics() };
+	}
+}

@@ -1,0 +1,309 @@
+import { describe, expect, test } from "bun:test";
+import { type Config, ConfigError, loadConfig } from "../lib/config.ts";
+
+type Env = Record<string, string | undefined>;
+
+const DEFAULTS: Config = {
+	port: 3000,
+	host: "0.0.0.0",
+	reusePort: false,
+	adminPort: 3001,
+	adminHost: "127.0.0.1",
+	logLevel: "info",
+	shutdownTimeoutSeconds: 10,
+	shutdownDelaySeconds: 0,
+	databasePath: "data/faxes.sqlite",
+	storageDir: "data/storage",
+	cdnBaseUrl: "http://localhost:3000/cdn",
+	siteBaseUrl: "http://localhost:3000",
+	redisUrl: null,
+	redisTimeoutMs: 100,
+	rateLimitPerWindow: 60,
+	rateLimitWindowSeconds: 60,
+	rateLimitPrefix: "testfax:rl:",
+	trustProxy: { entries: [], ranges: [] },
+	seedDemo: true,
+	purgeIntervalSeconds: 3600,
+	busyTimeoutMs: 30_000,
+};
+
+function configError(env: Env): ConfigError {
+	try {
+		loadConfig(env);
+	} catch (error) {
+		if (error instanceof ConfigError) return error;
+		throw error;
+	}
+	throw new Error(`no ConfigError for ${JSON.stringify(env)}`);
+}
+
+/** TRUST_PROXY ranges as `address/bits`, to compare them as text. */
+function rangesOf(config: Config): string[] {
+	return config.trustProxy.ranges.map(([address, bits]) => `${address.toString()}/${bits}`);
+}
+
+describe("defaults", () => {
+	test("an empty environment gives every default", () => {
+		expect(loadConfig({})).toEqual(DEFAULTS);
+	});
+
+	test("unrelated variables change nothing", () => {
+		expect(loadConfig({ PATH: "/usr/bin", NODE_ENV: "development", port: "1" })).toEqual(DEFAULTS);
+	});
+
+	test("the default base URLs follow PORT", () => {
+		expect(loadConfig({ PORT: "8080" })).toEqual({
+			...DEFAULTS,
+			port: 8080,
+			cdnBaseUrl: "http://localhost:8080/cdn",
+			siteBaseUrl: "http://localhost:8080",
+		});
+	});
+
+	test("blank values are unset", () => {
+		const blank: Env = {};
+		for (const name of [
+			"PORT",
+			"HOST",
+			"DATABASE_PATH",
+			"STORAGE_DIR",
+			"CDN_BASE_URL",
+			"SITE_BASE_URL",
+			"REDIS_URL",
+			"REDIS_TIMEOUT_MS",
+			"RATE_LIMIT_PER_MINUTE",
+			"RATE_LIMIT_WINDOW_SECONDS",
+			"RATE_LIMIT_PREFIX",
+			"TRUST_PROXY",
+			"SEED_DEMO",
+			"PURGE_INTERVAL",
+			"BUSY_TIMEOUT_MS",
+		]) {
+			blank[name] = name.length % 2 === 0 ? "" : " \t ";
+		}
+		expect(loadConfig(blank)).toEqual(DEFAULTS);
+		expect(loadConfig({ PORT: undefined, REDIS_URL: undefined })).toEqual(DEFAULTS);
+	});
+});
+
+describe("values", () => {
+	test("every variable is read, trimmed", () => {
+		expect(
+			loadConfig({
+				PORT: " 8443 ",
+				HOST: "::",
+				DATABASE_PATH: "/var/lib/testfax/faxes.sqlite",
+				STORAGE_DIR: " /var/lib/testfax/storage ",
+				CDN_BASE_URL: "https://cdn.example.com/files",
+				SITE_BASE_URL: "https://www.example.com",
+				REDIS_URL: "rediss://:secret@redis.example.com:6380/2",
+				REDIS_TIMEOUT_MS: "250",
+				RATE_LIMIT_PER_MINUTE: "120",
+				RATE_LIMIT_WINDOW_SECONDS: "2",
+				RATE_LIMIT_PREFIX: "staging:rl:",
+				TRUST_PROXY: "10.0.0.0/8",
+				SEED_DEMO: "0",
+				PURGE_INTERVAL: "0",
+				BUSY_TIMEOUT_MS: "2500",
+			}),
+		).toEqual({
+			port: 8443,
+			host: "::",
+			reusePort: false,
+			adminPort: 3001,
+			adminHost: "127.0.0.1",
+			logLevel: "info",
+			shutdownTimeoutSeconds: 10,
+			shutdownDelaySeconds: 0,
+			databasePath: "/var/lib/testfax/faxes.sqlite",
+			storageDir: "/var/lib/testfax/storage",
+			cdnBaseUrl: "https://cdn.example.com/files",
+			siteBaseUrl: "https://www.example.com",
+			redisUrl: "rediss://:secret@redis.example.com:6380/2",
+			redisTimeoutMs: 250,
+			rateLimitPerWindow: 120,
+			rateLimitWindowSeconds: 2,
+			rateLimitPrefix: "staging:rl:",
+			trustProxy: loadConfig({ TRUST_PROXY: "10.0.0.0/8" }).trustProxy,
+			seedDemo: false,
+			purgeIntervalSeconds: 0,
+			busyTimeoutMs: 2500,
+		});
+	});
+
+	test("rateLimitPerWindow comes from RATE_LIMIT_PER_MINUTE", () => {
+		expect(loadConfig({ RATE_LIMIT_PER_MINUTE: "1" }).rateLimitPerWindow).toBe(1);
+		expect(loadConfig({ RATE_LIMIT_PER_MINUTE: "1000000000" }).rateLimitPerWindow).toBe(1_000_000_000);
+		expect(loadConfig({ RATE_LIMIT_WINDOW_SECONDS: "5" }).rateLimitPerWindow).toBe(60);
+	});
+
+	test.each([
+		["0", 0],
+		["65535", 65535],
+		["080", 80],
+	])("PORT=%p is %d", (raw, port) => {
+		expect(loadConfig({ PORT: raw }).port).toBe(port);
+	});
+
+	test.each([
+		["PURGE_INTERVAL", "2147483", "purgeIntervalSeconds", 2_147_483],
+		["BUSY_TIMEOUT_MS", "0", "busyTimeoutMs", 0],
+		["BUSY_TIMEOUT_MS", "60000", "busyTimeoutMs", 60_000],
+		["REDIS_TIMEOUT_MS", "1", "redisTimeoutMs", 1],
+		["REDIS_TIMEOUT_MS", "60000", "redisTimeoutMs", 60_000],
+		["RATE_LIMIT_WINDOW_SECONDS", "1", "rateLimitWindowSeconds", 1],
+		["RATE_LIMIT_WINDOW_SECONDS", "3600", "rateLimitWindowSeconds", 3600],
+	] as const)("%s=%s is its bound", (name, raw, key, expected) => {
+		expect(loadConfig({ [name]: raw })[key]).toBe(expected);
+	});
+
+	test.each([
+		["1", true],
+		["true", true],
+		["0", false],
+		["false", false],
+		[" 0 ", false],
+	])("SEED_DEMO=%p is %p", (raw, seedDemo) => {
+		expect(loadConfig({ SEED_DEMO: raw }).seedDemo).toBe(seedDemo);
+	});
+
+	test.each(["redis://localhost:6379", "redis://127.0.0.1", "rediss://user:pw@redis.example.com:6380/1"])(
+		"REDIS_URL=%p is kept as written",
+		(raw) => {
+			expect(loadConfig({ REDIS_URL: raw }).redisUrl).toBe(raw);
+		},
+	);
+});
+
+describe("base URLs", () => {
+	test.each([
+		["https://cdn.example.com/", "https://cdn.example.com"],
+		["https://cdn.example.com/files/", "https://cdn.example.com/files"],
+		["https://cdn.example.com/files///", "https://cdn.example.com/files"],
+		["  http://cdn.example.com:8080/  ", "http://cdn.example.com:8080"],
+		["HTTPS://CDN.example.com/Files", "HTTPS://CDN.example.com/Files"],
+	])("CDN_BASE_URL=%p is %p", (raw, url) => {
+		expect(loadConfig({ CDN_BASE_URL: raw }).cdnBaseUrl).toBe(url);
+	});
+
+	test("SITE_BASE_URL loses its trailing slashes too", () => {
+		expect(loadConfig({ SITE_BASE_URL: "https://www.example.com//" }).siteBaseUrl).toBe(
+			"https://www.example.com",
+		);
+	});
+});
+
+describe("TRUST_PROXY", () => {
+	test("is parsed into its entries and ranges", () => {
+		const config = loadConfig({
+			TRUST_PROXY: " 10.0.0.0/8, 192.0.2.1 ,::1,2001:db8::/32,, ::ffff:10.0.0.0/104",
+		});
+		expect(config.trustProxy.entries).toEqual([
+			"10.0.0.0/8",
+			"192.0.2.1",
+			"::1",
+			"2001:db8::/32",
+			"::ffff:10.0.0.0/104",
+		]);
+		expect(rangesOf(config)).toEqual([
+			"10.0.0.0/8",
+			"192.0.2.1/32",
+			"::1/128",
+			"2001:db8::/32",
+			"10.0.0.0/8",
+		]);
+	});
+
+	test("a single address", () => {
+		const config = loadConfig({ TRUST_PROXY: "127.0.0.1" });
+		expect(config.trustProxy.entries).toEqual(["127.0.0.1"]);
+		expect(rangesOf(config)).toEqual(["127.0.0.1/32"]);
+	});
+});
+
+describe("a bad value is a ConfigError naming the variable", () => {
+	test.each([
+		[{ PORT: "65536" }, 'PORT must be an integer from 0 to 65535, got "65536"'],
+		[{ PORT: "-1" }, 'PORT must be an integer from 0 to 65535, got "-1"'],
+		[{ PORT: "+80" }, 'PORT must be an integer from 0 to 65535, got "+80"'],
+		[{ PORT: "80.0" }, 'PORT must be an integer from 0 to 65535, got "80.0"'],
+		[{ PORT: "1e3" }, 'PORT must be an integer from 0 to 65535, got "1e3"'],
+		[{ PORT: "0x50" }, 'PORT must be an integer from 0 to 65535, got "0x50"'],
+		[{ PORT: "http" }, 'PORT must be an integer from 0 to 65535, got "http"'],
+		[{ PORT: "8 080" }, 'PORT must be an integer from 0 to 65535, got "8 080"'],
+		[{ PORT: "99999999999999999999" }, 'PORT must be an integer from 0 to 65535, got "99999999999999999999"'],
+		[{ REDIS_TIMEOUT_MS: "0" }, 'REDIS_TIMEOUT_MS must be an integer from 1 to 60000, got "0"'],
+		[{ REDIS_TIMEOUT_MS: "60001" }, 'REDIS_TIMEOUT_MS must be an integer from 1 to 60000, got "60001"'],
+		[
+			{ RATE_LIMIT_PER_MINUTE: "0" },
+			'RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, got "0"',
+		],
+		[
+			{ RATE_LIMIT_PER_MINUTE: "1000000001" },
+			'RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, got "1000000001"',
+		],
+		[
+			{ RATE_LIMIT_PER_MINUTE: "sixty" },
+			'RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, got "sixty"',
+		],
+		[{ BUSY_TIMEOUT_MS: "60001" }, 'BUSY_TIMEOUT_MS must be an integer from 0 to 60000, got "60001"'],
+		[
+			{ RATE_LIMIT_WINDOW_SECONDS: "0" },
+			'RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 3600, got "0"',
+		],
+		[
+			{ RATE_LIMIT_WINDOW_SECONDS: "3601" },
+			'RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 3600, got "3601"',
+		],
+		[{ PURGE_INTERVAL: "2147484" }, 'PURGE_INTERVAL must be an integer from 0 to 2147483, got "2147484"'],
+		[{ PURGE_INTERVAL: "-1" }, 'PURGE_INTERVAL must be an integer from 0 to 2147483, got "-1"'],
+		[{ PURGE_INTERVAL: "1h" }, 'PURGE_INTERVAL must be an integer from 0 to 2147483, got "1h"'],
+		[{ SEED_DEMO: "yes" }, 'SEED_DEMO must be 1 or 0, got "yes"'],
+		[{ SEED_DEMO: "no" }, 'SEED_DEMO must be 1 or 0, got "no"'],
+		[{ SEED_DEMO: "TRUE" }, 'SEED_DEMO must be 1 or 0, got "TRUE"'],
+		[{ SEED_DEMO: "2" }, 'SEED_DEMO must be 1 or 0, got "2"'],
+		[
+			{ CDN_BASE_URL: "ftp://cdn.example.com" },
+			'CDN_BASE_URL must be an absolute http(s) URL, got "ftp://cdn.example.com"',
+		],
+		[{ CDN_BASE_URL: "/cdn" }, 'CDN_BASE_URL must be an absolute http(s) URL, got "/cdn"'],
+		[
+			{ CDN_BASE_URL: "cdn.example.com" },
+			'CDN_BASE_URL must be an absolute http(s) URL, got "cdn.example.com"',
+		],
+		[
+			{ CDN_BASE_URL: "file:///srv/cdn" },
+			'CDN_BASE_URL must be an absolute http(s) URL, got "file:///srv/cdn"',
+		],
+		[
+			{ SITE_BASE_URL: "www.example.com" },
+			'SITE_BASE_URL must be an absolute http(s) URL, got "www.example.com"',
+		],
+		[
+			{ SITE_BASE_URL: "mailto:a@example.com" },
+			'SITE_BASE_URL must be an absolute http(s) URL, got "mailto:a@example.com"',
+		],
+		[
+			{ REDIS_URL: "http://localhost:6379" },
+			'REDIS_URL must be a redis:// or rediss:// URL, got "http://localhost:6379"',
+		],
+		[{ REDIS_URL: "localhost:6379" }, 'REDIS_URL must be a redis:// or rediss:// URL, got "localhost:6379"'],
+		[
+			{ REDIS_URL: "REDIS://localhost" },
+			'REDIS_URL must be a redis:// or rediss:// URL, got "REDIS://localhost"',
+		],
+		[{ REDIS_URL: "redis://[::1" }, 'REDIS_URL must be a redis:// or rediss:// URL, got "redis://[::1"'],
+		[{ TRUST_PROXY: "10.0.0.0/8, nonsense" }, 'TRUST_PROXY: not an IP address: "nonsense"'],
+		[{ TRUST_PROXY: "10.0.0.0/33" }, 'TRUST_PROXY: not an IP address or CIDR range: "10.0.0.0/33"'],
+		[{ TRUST_PROXY: "127.1" }, 'TRUST_PROXY: not an IP address: "127.1"'],
+		[{ TRUST_PROXY: "localhost" }, 'TRUST_PROXY: not an IP address: "localhost"'],
+	])("%j: %s", (env, message) => {
+		expect(configError(env).message).toBe(message);
+	});
+
+	test("the value named is the trimmed one", () => {
+		expect(configError({ PORT: "  70000 " }).message).toBe(
+			'PORT must be an integer from 0 to 65535, got "70000"',
+		);
+	});
+});

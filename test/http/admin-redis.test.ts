@@ -1,0 +1,49 @@
+import { afterAll, expect, test } from "bun:test";
+import { sample } from "../../testkit/prometheus.ts";
+import { type RedisServer, startRedisServer } from "../../testkit/redis-server.ts";
+import { type TestServer, useTestServers } from "../../testkit/server.ts";
+
+const startServer = useTestServers();
+let redis: RedisServer | undefined;
+afterAll(() => redis?.close());
+
+/** Readiness status, rate-limit backend and the backend gauges, as the admin listener tells them. */
+async function report(server: TestServer) {
+	const ready = await server.admin("/readyz");
+	const body = (await ready.json()) as { rate_limit: string };
+	const metrics = await (await server.admin("/metrics")).text();
+	return {
+		ready: ready.status,
+		backend: body.rate_limit,
+		redis: sample(metrics, 'testfax_rate_limit_backend{backend="redis"}'),
+		memory: sample(metrics, 'testfax_rate_limit_backend{backend="memory"}'),
+		fallbacks: sample(metrics, "testfax_rate_limit_fallbacks_total"),
+	};
+}
+
+test("while Redis is down the instance stays ready, names the fallback, and the backend gauge flips", async () => {
+	redis = await startRedisServer();
+	const server = await startServer({
+		env: { REDIS_URL: redis.url, RATE_LIMIT_PREFIX: `t:${crypto.randomUUID()}:` },
+	});
+	await (await server.request("/api/faxes")).arrayBuffer();
+	expect(await report(server)).toEqual({ ready: 200, backend: "redis", redis: 1, memory: 0, fallbacks: 0 });
+
+	await redis.stop();
+	await (await server.request("/api/faxes")).arrayBuffer();
+	expect(await report(server)).toEqual({
+		ready: 200,
+		backend: "memory-fallback",
+		redis: 0,
+		memory: 1,
+		fallbacks: 1,
+	});
+
+	await redis.restart();
+	const deadline = Date.now() + 5000;
+	while ((await report(server)).backend !== "redis" && Date.now() < deadline) {
+		await Bun.sleep(50);
+		await (await server.request("/api/faxes")).arrayBuffer();
+	}
+	expect(await report(server)).toEqual({ ready: 200, backend: "redis", redis: 1, memory: 0, fallbacks: 1 });
+});
