@@ -6,8 +6,10 @@
  * random and in sorted received_at order, each run in a fresh process on a
  * fresh database. While `fax import` runs, a second process takes the write
  * lock again and again, as `fax ingest` would, and records the longest it
- * waited: the longest the import held the lock.
- * Options (environment): BENCH_IMPORT_RECORDS (1000000).
+ * waited: the longest the import held the lock. On a shared machine one run
+ * swings with the load, so the yardstick and the import alternate for a few
+ * rounds and the medians are compared.
+ * Options (environment): BENCH_IMPORT_RECORDS (1000000), BENCH_IMPORT_ROUNDS (3).
  */
 import { Database } from "bun:sqlite";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -29,11 +31,12 @@ export type ImportOrder = "random" | "sorted";
 export interface ImportMeasurement {
 	order: ImportOrder;
 	records: number;
-	rawSeconds: number;
-	importSeconds: number;
-	/** Longest wait of another writer for the lock while the import ran. */
+	/** Each round's time, in the order run. */
+	rawSeconds: number[];
+	importSeconds: number[];
+	/** Longest wait of another writer for the lock while an import ran, over all rounds. */
 	longestLockMs: number;
-	/** Times the other writer took the lock during the import. */
+	/** Times the other writer took the lock during the imports. */
 	lockTakes: number;
 }
 
@@ -135,15 +138,16 @@ async function timed(command: string[], env: Record<string, string>): Promise<nu
 	return (performance.now() - started) / 1000;
 }
 
-async function measureOrder(dir: string, records: number, order: ImportOrder): Promise<ImportMeasurement> {
-	const file = join(dir, `${order}.json`);
-	await Bun.write(file, JSON.stringify(makeRecords(records, order)));
-	Bun.gc(true);
+async function fresh(path: string): Promise<string> {
+	for (const suffix of ["", "-wal", "-shm"]) await rm(`${path}${suffix}`, { force: true });
+	return path;
+}
 
-	const rawPath = join(dir, `${order}-raw.sqlite`);
-	const rawSeconds = await timed([process.execPath, import.meta.path, "--raw", file, rawPath], {});
-
-	const importPath = join(dir, `${order}-import.sqlite`);
+/** One `fax import` with the lock prober beside it. */
+async function importWithProbe(
+	file: string,
+	importPath: string,
+): Promise<{ seconds: number; longestMs: number; takes: number }> {
 	openDatabase(importPath).close();
 	const probe = Bun.spawn([process.execPath, import.meta.path, "--probe", importPath], {
 		stdout: "pipe",
@@ -160,36 +164,82 @@ async function measureOrder(dir: string, records: number, order: ImportOrder): P
 	}
 	const lines = (await probeOutput).trim().split("\n");
 	const { longestMs, takes } = JSON.parse(lines.at(-1) ?? "{}") as { longestMs: number; takes: number };
+	return { seconds: importSeconds, longestMs, takes };
+}
+
+async function measureOrder(
+	dir: string,
+	records: number,
+	order: ImportOrder,
+	rounds: number,
+): Promise<ImportMeasurement> {
+	const file = join(dir, `${order}.json`);
+	await Bun.write(file, JSON.stringify(makeRecords(records, order)));
+	Bun.gc(true);
+	const measured: ImportMeasurement = {
+		order,
+		records,
+		rawSeconds: [],
+		importSeconds: [],
+		longestLockMs: 0,
+		lockTakes: 0,
+	};
+	for (let round = 0; round < rounds; round++) {
+		const rawPath = await fresh(join(dir, `${order}-raw.sqlite`));
+		measured.rawSeconds.push(await timed([process.execPath, import.meta.path, "--raw", file, rawPath], {}));
+		const imported = await importWithProbe(file, await fresh(join(dir, `${order}-import.sqlite`)));
+		measured.importSeconds.push(imported.seconds);
+		measured.longestLockMs = Math.max(measured.longestLockMs, imported.longestMs);
+		measured.lockTakes += imported.takes;
+	}
 	await rm(file);
-	return { order, records, rawSeconds, importSeconds, longestLockMs: longestMs, lockTakes: takes };
+	return measured;
 }
 
 /** Measures `fax import` and the yardstick, random order first, in a temporary directory. */
-export async function benchImport(records = 1_000_000): Promise<ImportMeasurement[]> {
+export async function benchImport(
+	records = Number(process.env.BENCH_IMPORT_RECORDS ?? 1_000_000),
+	rounds = Number(process.env.BENCH_IMPORT_ROUNDS ?? 3),
+): Promise<ImportMeasurement[]> {
 	const dir = await mkdtemp(join(tmpdir(), "testfax-bench-import-"));
 	try {
 		const measured: ImportMeasurement[] = [];
-		for (const order of ["random", "sorted"] as const) measured.push(await measureOrder(dir, records, order));
+		for (const order of ["random", "sorted"] as const) {
+			measured.push(await measureOrder(dir, records, order, rounds));
+		}
 		return measured;
 	} finally {
 		await rm(dir, { recursive: true, force: true });
 	}
 }
 
+function median(values: number[]): number {
+	const sorted = values.toSorted((a, b) => a - b);
+	const middle = Math.floor(sorted.length / 2);
+	return sorted.length % 2 === 1
+		? (sorted[middle] ?? 0)
+		: ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+const seconds = (values: number[]) => values.map((value) => value.toFixed(1)).join(" ");
+
+/** The table: medians side by side, their ratio, the longest lock, and every round's times. */
 export function formatImportBench(measured: ImportMeasurement[]): string {
 	const lines = [
-		"order    records    raw INSERT   fax import   import / raw   longest lock   lock takes meanwhile",
+		"order    records   raw INSERT (median)   fax import (median)   import / raw   longest lock (other writer)   rounds: raw | import (s)",
 	];
 	for (const m of measured) {
+		const raw = median(m.rawSeconds);
+		const imported = median(m.importSeconds);
 		lines.push(
 			[
 				m.order.padEnd(6),
 				m.records.toLocaleString("en-US").padStart(10),
-				`${m.rawSeconds.toFixed(1)} s`.padStart(12),
-				`${m.importSeconds.toFixed(1)} s`.padStart(12),
-				`${(m.importSeconds / m.rawSeconds).toFixed(2)}×`.padStart(14),
-				`${m.longestLockMs.toFixed(0)} ms`.padStart(14),
-				String(m.lockTakes).padStart(22),
+				`${raw.toFixed(1)} s`.padStart(21),
+				`${imported.toFixed(1)} s`.padStart(21),
+				`${(imported / raw).toFixed(2)}×`.padStart(14),
+				`${m.longestLockMs.toFixed(0)} ms (of ${m.lockTakes} takes)`.padStart(24),
+				`   ${seconds(m.rawSeconds)} | ${seconds(m.importSeconds)}`,
 			].join(" "),
 		);
 	}
@@ -203,10 +253,13 @@ if (import.meta.main) {
 	} else if (mode === "--probe") {
 		await probeLock(first);
 	} else {
-		const records = Number(process.env.BENCH_IMPORT_RECORDS ?? 1_000_000);
 		console.log(
-			`fax import against raw prepared INSERTs in one transaction (same file, same schema); a second process takes the write lock meanwhile`,
+			"fax import against raw prepared INSERTs in one transaction (same file, same schema); a second process takes the write lock meanwhile",
 		);
-		console.log(formatImportBench(await benchImport(records)));
+		const load = async () => (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
+		const loadBefore = await load();
+		const measured = await benchImport();
+		console.log(formatImportBench(measured));
+		console.log(`load average before: ${loadBefore}, after: ${await load()}`);
 	}
 }
