@@ -22,10 +22,6 @@ export class ImportAbandonedError extends Error {}
 const STALE_SECONDS = (2 * MAX_BUSY_TIMEOUT_MS) / 1000;
 // Rows written between two looks at the clock; a batch ends after BATCH_MS.
 const STEP_ROWS = 256;
-// WAL pages (of 4 KiB) the loading connection lets pile up before it copies
-// them into the database: SQLite's 1,000 would mean a checkpoint, and a sync,
-// after nearly every batch. Other connections keep their own setting.
-const LOADING_AUTOCHECKPOINT_PAGES = 10_000;
 
 const OWNER = `${hostname()}:${process.pid}`;
 
@@ -58,7 +54,6 @@ interface ImportRow {
 
 /** The statements on fax_imports and on the rows of one import. */
 export class ImportStatements {
-	readonly db: Database;
 	readonly register: Statement;
 	readonly heartbeat: Statement;
 	readonly setFirstFaxId: Statement;
@@ -74,7 +69,6 @@ export class ImportStatements {
 	readonly deleteImport: Statement;
 
 	constructor(db: Database) {
-		this.db = db;
 		this.register = db.prepare(
 			"INSERT INTO fax_imports (state, owner, heartbeat_at) VALUES ('loading', ?, ?) RETURNING id",
 		);
@@ -173,24 +167,6 @@ export class StagedImport {
 	 * pages per batch: that keeps a large load close to one transaction's speed.
 	 */
 	async load(
-		faxes: readonly FaxRow[],
-		removedSlugs: readonly string[],
-		removedAt: number,
-		onCommitted: (written: number) => void,
-	): Promise<void> {
-		const { db } = this.#statements;
-		const { wal_autocheckpoint: autocheckpoint } = db.query("PRAGMA wal_autocheckpoint").get() as {
-			wal_autocheckpoint: number;
-		};
-		db.exec(`PRAGMA wal_autocheckpoint = ${LOADING_AUTOCHECKPOINT_PAGES}`);
-		try {
-			await this.#writeRows(faxes, removedSlugs, removedAt, onCommitted);
-		} finally {
-			db.exec(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
-		}
-	}
-
-	async #writeRows(
 		faxes: readonly FaxRow[],
 		removedSlugs: readonly string[],
 		removedAt: number,
