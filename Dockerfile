@@ -19,6 +19,7 @@ COPY package.json ./
 COPY bin ./bin
 COPY lib ./lib
 COPY routes ./routes
+COPY docs ./docs
 COPY fixtures ./fixtures
 RUN mkdir -p /app/data && chown bun:bun /app/data
 USER bun

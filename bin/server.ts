@@ -13,9 +13,6 @@ try {
 	const config = loadConfig(process.env);
 	const logger = createLogger(config.logLevel, await standardOutput());
 	const server = await startServer(config, { logger });
-	logger.info({ url: server.url, admin_url: server.adminUrl }, "listening");
-	console.error(`testfax-api listening on ${server.url} (admin ${server.adminUrl})`);
-
 	let stopping = false;
 	const shutdown = (signal: keyof typeof SIGNAL_NUMBERS) => {
 		if (stopping) {
@@ -44,6 +41,10 @@ try {
 	};
 	process.on("SIGINT", () => shutdown("SIGINT"));
 	process.on("SIGTERM", () => shutdown("SIGTERM"));
+	// Announced only now: a supervisor may signal the moment it reads the
+	// address, and a signal before the handlers would kill without a drain.
+	logger.info({ url: server.url, admin_url: server.adminUrl }, "listening");
+	console.error(`testfax-api listening on ${server.url} (admin ${server.adminUrl})`);
 } catch (error) {
 	if (error instanceof ConfigError) {
 		console.error(`configuration error: ${error.message}`);

@@ -5,6 +5,7 @@ import { createFaxJson, createFaxPresenter } from "./fax/index.ts";
 import { createAdminApp, createApp } from "./http/index.ts";
 import type { Logger } from "./log/index.ts";
 import { createClientKeyResolver } from "./net/index.ts";
+import { apiDescriptionText } from "./openapi/index.ts";
 import { createRateLimiter, type RateLimit } from "./rate-limit/index.ts";
 import { RecentFaxes } from "./recent/index.ts";
 import { schedulePurge } from "./storage/index.ts";
@@ -108,6 +109,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			store,
 			faxes,
 			storageDir: config.storageDir,
+			apiDescription: apiDescriptionText(ROUTE_FILES),
 			operations: {
 				isDraining: () => draining,
 				checkDatabase: () => stats.ping(),
@@ -119,6 +121,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			routes: ROUTE_FILES,
 			services,
 			limiter: limit.limiter,
+			rateLimitWindowSeconds: config.rateLimitWindowSeconds,
 			clientKey,
 			clock,
 			observer,

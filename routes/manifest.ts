@@ -5,6 +5,11 @@ import { route as readyz } from "./admin/readyz.ts";
 import { route as faxBySlug } from "./api/faxes/[slug].ts";
 import { route as faxList } from "./api/faxes/index.ts";
 import { route as faxFile } from "./cdn/faxes/[file].ts";
+import { route as apiGuide } from "./docs/API.md.ts";
+import { route as docsPage } from "./docs/index.ts";
+import { route as docsRenderer } from "./docs/redoc.standalone.js.ts";
+import { route as faxPage } from "./faxtest/[slug].ts";
+import { route as apiDescription } from "./openapi.json.ts";
 
 /**
  * Every file under routes/ and the route it exports, keyed by its path relative to
@@ -18,6 +23,11 @@ export const ROUTE_FILES: Record<string, Route> = {
 	"api/faxes/index.ts": faxList,
 	"api/faxes/[slug].ts": faxBySlug,
 	"cdn/faxes/[file].ts": faxFile,
+	"openapi.json.ts": apiDescription,
+	"docs/index.ts": docsPage,
+	"docs/API.md.ts": apiGuide,
+	"docs/redoc.standalone.js.ts": docsRenderer,
+	"faxtest/[slug].ts": faxPage,
 	"admin/healthz.ts": healthz,
 	"admin/readyz.ts": readyz,
 	"admin/metrics.ts": metrics,

@@ -7,6 +7,7 @@ import { FaxStore, openDatabase } from "../lib/db/index.ts";
 import { importFaxes } from "../lib/import/index.ts";
 import type { Logger } from "../lib/log/index.ts";
 import { type RunningServer, startServer } from "../lib/server.ts";
+import { assertDescribed } from "./api-description.ts";
 import { silentLog } from "./log.ts";
 
 export interface TestServer extends Omit<RunningServer, "stop"> {
@@ -16,7 +17,10 @@ export interface TestServer extends Omit<RunningServer, "stop"> {
 	storageDir: string;
 	/** Environment that points the operator CLI at this server's database and storage. */
 	env: Record<string, string>;
-	/** GET (or another method) relative to the server; a test User-Agent unless one is given. */
+	/**
+	 * GET (or another method) relative to the server; a test User-Agent unless one
+	 * is given. Throws when the answer departs from openapi.json.
+	 */
 	request(path: string, init?: RequestInit): Promise<Response>;
 	/** GET relative to the admin listener. */
 	admin(path: string): Promise<Response>;
@@ -77,10 +81,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 			SITE_BASE_URL: config.siteBaseUrl,
 			SEED_DEMO: "0",
 		},
-		request(path, init = {}) {
+		async request(path, init = {}) {
 			const headers = new Headers(init.headers);
 			if (!headers.has("user-agent")) headers.set("user-agent", "testfax-tests/1.0");
-			return fetch(`${baseUrl}${path}`, { ...init, headers });
+			const url = `${baseUrl}${path}`;
+			const response = await fetch(url, { ...init, headers });
+			await assertDescribed(init.method ?? "GET", url, response);
+			return response;
 		},
 		admin(path) {
 			return fetch(`${server.adminUrl}${path}`);

@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { type StringOptions, Type } from "@sinclair/typebox";
 import { cutGraphemes, longerThan } from "./graphemes.ts";
 
 /** The longest sender, in characters as a reader counts them (grapheme clusters). */
@@ -14,7 +14,7 @@ export function cutSender(sender: string): string {
  * UTF-16 units: an emoji or an accented letter is one. A longer text makes
  * the decode throw; callers turn that throw into their own message.
  */
-export function SenderText(options: { errorMessage?: string } = {}) {
+export function SenderText(options: StringOptions & { errorMessage?: string } = {}) {
 	return Type.Transform(Type.String(options))
 		.Decode((text) => {
 			if (longerThan(text, MAX_SENDER_LENGTH)) {

@@ -1,6 +1,6 @@
 /**
  * The raw sender never leaves the server: responses carry `maskSender`, the
- * `from` filter compares `senderMatchKey`s. Rules: DECISIONS.md "Sender",
+ * `from` filter compares `senderMatchKey`s. Rules: docs/API.md "Senders",
  * applied to the normalised sender (sender-text.ts), so no script, Unicode
  * form or decoration gets a sender past them.
  */

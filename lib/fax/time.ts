@@ -3,6 +3,9 @@
 const OFFSET_DATE_TIME =
 	/^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/;
 
+/** The text forms `parseOffsetDateTime` reads, as a JSON Schema pattern; the calendar is checked on top. */
+export const OFFSET_DATE_TIME_PATTERN = OFFSET_DATE_TIME.source;
+
 function daysInMonth(year: number, month: number): number {
 	if (month === 2) return isLeapYear(year) ? 29 : 28;
 	return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;

@@ -1,11 +1,18 @@
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
+import { FORBIDDEN_TEXT } from "./answer-schemas.ts";
 import type { requestLog } from "./request-log.ts";
 
 const NO_STORE = "no-store, private";
-const EXPOSED_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"];
+const EXPOSED_HEADERS = [
+	"X-RateLimit-Limit",
+	"X-RateLimit-Remaining",
+	"X-RateLimit-Reset",
+	"Retry-After",
+	"RateLimit-Policy",
+	"RateLimit",
+];
 const PREFLIGHT_MAX_AGE = String(24 * 3600);
-const FORBIDDEN_TEXT = "Forbidden: set a User-Agent of your own (see the API documentation).\n";
 
 /**
  * What every answer carries before any route runs: `Cache-Control`, CORS, the

@@ -4,7 +4,7 @@ import type { RateLimiter } from "../rate-limit/index.ts";
 import { answerHeaders } from "./answer-headers.ts";
 import { errorAnswers } from "./error-answers.ts";
 import { hostIndependentAdapter } from "./host-independent-adapter.ts";
-import { JSON_TYPE } from "./json.ts";
+import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 import { rateLimit } from "./rate-limit-plugin.ts";
 import { type RequestObserver, requestLog } from "./request-log.ts";
 import type { Listener, Route, RouteAnswer, RouteServices } from "./route.ts";
@@ -15,6 +15,8 @@ export interface AppOptions {
 	routes: Record<string, Route>;
 	services: RouteServices;
 	limiter: RateLimiter;
+	/** Length of the limiter's window, for the `RateLimit-Policy` header. */
+	rateLimitWindowSeconds: number;
 	/** The rate-limit key of a request from its TCP peer and X-Forwarded-For. */
 	clientKey: ClientKeyResolver;
 	/** Milliseconds since the epoch; injectable so tests can pin the request time. */
@@ -24,7 +26,7 @@ export interface AppOptions {
 }
 
 const ALLOWED_METHODS = "GET, HEAD";
-const METHOD_NOT_ALLOWED = '{"message":"The method is not allowed. Use GET or HEAD."}';
+const METHOD_NOT_ALLOWED = messageJson(ERROR_MESSAGES.methodNotAllowed);
 
 function routesOf(routes: Record<string, Route>, listener: Listener): [string, Route][] {
 	return Object.entries(routes).filter(([, route]) => route.listener === listener);
@@ -40,7 +42,7 @@ export function createApp(options: AppOptions) {
 		.use(log.plugin)
 		.use(answerHeaders(log.reportEarly))
 		.use(errorAnswers(options.observer.failed))
-		.use(rateLimit(options.limiter, options.clientKey));
+		.use(rateLimit(options.limiter, options.clientKey, options.rateLimitWindowSeconds));
 
 	for (const [file, route] of routesOf(options.routes, "public")) {
 		const path = routePathOf(file);

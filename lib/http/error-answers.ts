@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import { EMPTY_MESSAGE, JSON_TYPE } from "./json.ts";
+import { EMPTY_MESSAGE, ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 import { type RequestObserver, requestIdOf } from "./request-log.ts";
 
-const SERVER_ERROR = '{"message":"Server Error."}';
-const UNAVAILABLE = '{"message":"Service Unavailable."}';
+const SERVER_ERROR = messageJson(ERROR_MESSAGES.serverError);
+const UNAVAILABLE = messageJson(ERROR_MESSAGES.unavailable);
 
 // SQLite failing for a passing reason (disk full, an I/O error, a lock held
 // too long) is no fault of the request: 503 tells clients to retry. Anything

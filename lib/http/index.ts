@@ -1,13 +1,24 @@
 // The HTTP layer: the Elysia app, its plugins, and what route files are made of.
+export { ANSWER_HEADERS, FORBIDDEN_BODY, messageBody } from "./answer-schemas.ts";
 export { type AppOptions, createAdminApp, createApp } from "./app.ts";
-export { EMPTY_MESSAGE, JSON_TYPE } from "./json.ts";
-export { createQueryValidator, type QueryResult, type ValidationErrors } from "./query.ts";
+export { EMPTY_MESSAGE, ERROR_MESSAGES, JSON_TYPE } from "./json.ts";
+export {
+	createQueryValidator,
+	type QueryResult,
+	singleValueMessage,
+	type ValidationErrors,
+} from "./query.ts";
+export { RATE_LIMIT_HEADERS, THROTTLED_HEADERS } from "./rate-limit-fields.ts";
 export type { AnsweredRequest, RequestObserver } from "./request-log.ts";
 export {
+	type AnswerDoc,
 	defineAdminRoute,
 	defineEndpoint,
 	definePlainRoute,
+	type Endpoint,
+	type EndpointDoc,
 	type EndpointRequest,
+	isEndpoint,
 	type Listener,
 	type Operations,
 	type Route,

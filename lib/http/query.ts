@@ -14,7 +14,8 @@ interface WithErrorMessage {
 	errorMessage: string;
 }
 
-const singleValueMessage = (name: string) => `The ${name} field must be a single value.`;
+/** The 422 message of a repeated or bracketed parameter. */
+export const singleValueMessage = (name: string) => `The ${name} field must be a single value.`;
 
 function decodes(field: TypeCheck<TSchema>, value: string): boolean {
 	if (!field.Check(value)) return false;

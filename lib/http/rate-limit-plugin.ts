@@ -1,16 +1,18 @@
 import { Elysia } from "elysia";
 import type { ClientKeyResolver } from "../net/index.ts";
 import type { RateLimiter } from "../rate-limit/index.ts";
-import { JSON_TYPE } from "./json.ts";
+import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
+import { rateLimitField, rateLimitPolicy } from "./rate-limit-fields.ts";
 
-const TOO_MANY = '{"message":"Too Many Attempts."}';
+const TOO_MANY = messageJson(ERROR_MESSAGES.tooMany);
 
 /**
  * The route option `rateLimited: true`: counts the request against its
- * client's window before the handler runs, sets the rate-limit headers, and
- * answers 429 once the window is used up.
+ * client's window before the handler runs, sets the rate-limit headers (the
+ * X-RateLimit ones and those of the IETF draft), and answers 429 once the
+ * window is used up.
  */
-export function rateLimit(limiter: RateLimiter, clientKey: ClientKeyResolver) {
+export function rateLimit(limiter: RateLimiter, clientKey: ClientKeyResolver, windowSeconds: number) {
 	return new Elysia().macro({
 		rateLimited: {
 			async beforeHandle({ request, server, set }) {
@@ -18,6 +20,8 @@ export function rateLimit(limiter: RateLimiter, clientKey: ClientKeyResolver) {
 				const decision = await limiter.consume(clientKey(peer, request.headers.get("x-forwarded-for")));
 				set.headers["x-ratelimit-limit"] = String(decision.limit);
 				set.headers["x-ratelimit-remaining"] = String(decision.remaining);
+				set.headers["ratelimit-policy"] = rateLimitPolicy(decision.limit, windowSeconds);
+				set.headers.ratelimit = rateLimitField(decision.remaining, decision.retryAfter);
 				if (decision.allowed) return;
 				set.headers["retry-after"] = String(decision.retryAfter);
 				set.headers["x-ratelimit-reset"] = String(decision.resetAt);

@@ -1,4 +1,4 @@
-import type { StaticDecode, TObject } from "@sinclair/typebox";
+import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
 import type { FaxStore } from "../db/index.ts";
 import type { RecentFaxes } from "../recent/index.ts";
 import { createQueryValidator } from "./query.ts";
@@ -22,6 +22,8 @@ export interface RouteServices {
 	faxes: RecentFaxes;
 	/** Where the PDFs and thumbnails are. */
 	storageDir: string;
+	/** The OpenAPI description of the API, as JSON text. */
+	apiDescription: string;
 	operations: Operations;
 }
 
@@ -59,25 +61,59 @@ export interface Route {
 	get(request: RouteRequest, services: RouteServices): RouteAnswer | Promise<RouteAnswer>;
 }
 
+/** An answer particular to one endpoint, as its description shows it. */
+export interface AnswerDoc {
+	/** When this answer comes; Markdown. */
+	description: string;
+	/** The JSON body. */
+	body: TSchema;
+}
+
+/**
+ * How an endpoint shows in the API description (lib/openapi). The answers every
+ * endpoint gives (422 from its query schema, 429, 403, 500, 503) are added there.
+ */
+export interface EndpointDoc {
+	operationId: string;
+	summary: string;
+	/** Markdown. */
+	description: string;
+	/** Path parameters by name; each schema carries its description. */
+	params?: Record<string, TSchema>;
+	answers: Record<number, AnswerDoc>;
+}
+
+/** A route that is an API endpoint: rate limited, its query validated by its schema, described. */
+export interface Endpoint extends Route {
+	query: TObject;
+	doc: EndpointDoc;
+}
+
+export function isEndpoint(route: Route): route is Endpoint {
+	return "doc" in route;
+}
+
 /** The query-validated query, decoded, beside the rest of the request. */
 export interface EndpointRequest<Q> extends Omit<RouteRequest, "search"> {
 	query: Q;
 }
 
 /**
- * An API endpoint: its query schema beside its handler. The handler only ever
- * sees a query that passed the schema; anything else is answered 422 with the
- * schema's messages.
+ * An API endpoint: its query schema and its description beside its handler.
+ * The handler only ever sees a query that passed the schema; anything else is
+ * answered 422 with the schema's messages.
  */
 export function defineEndpoint<Q extends TObject>(definition: {
 	query: Q;
+	doc: EndpointDoc;
 	get: (request: EndpointRequest<StaticDecode<Q>>, services: RouteServices) => RouteAnswer;
-}): Route & { query: Q } {
+}): Endpoint & { query: Q } {
 	const validate = createQueryValidator(definition.query);
 	return {
 		listener: "public",
 		rateLimited: true,
 		query: definition.query,
+		doc: definition.doc,
 		get({ search, params, now }, services) {
 			const query = validate(search);
 			if (!query.ok) {

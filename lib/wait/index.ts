@@ -1,4 +1,4 @@
-// The waiting client of part 4.3 of the API description, behind `fax wait`.
+// The waiting client of "Waiting for a test fax" in docs/API.md, behind `fax wait`.
 export {
 	lineReporter,
 	liveLineReporter,

@@ -23,7 +23,7 @@ export interface ListQuery {
 }
 
 /**
- * GET /api/faxes as spec part 4.3 advises: a fixed `since` and `limit=100`.
+ * GET /api/faxes as docs/API.md advises: a fixed `since` and `limit=100`.
  * URLSearchParams encodes `+` as %2B and spaces, so `+02:00` offsets and numbers
  * like "+1 555 123 4567" reach the server intact.
  */

@@ -14,7 +14,7 @@ export function backoffMs(failures: number, intervalMs: number): number {
 	return Math.min(intervalMs * 2 ** Math.max(0, failures - 1), Math.max(intervalMs, MAX_BACKOFF_MS));
 }
 
-/** Retry-After in delta-seconds (spec part 8) as milliseconds, or null when absent or not a number. */
+/** Retry-After in delta-seconds (docs/API.md "Rate limit") as milliseconds, or null when absent or not a number. */
 export function retryAfterMs(header: string | null): number | null {
 	if (header === null || !/^\s*\d+\s*$/.test(header)) return null;
 	return Math.max(MIN_RETRY_MS, Number(header) * 1000);

@@ -1,4 +1,4 @@
 import packageJson from "../../package.json" with { type: "json" };
 
-/** The waiting client's own User-Agent (spec part 7): never a library default. */
+/** The waiting client's own User-Agent (docs/API.md "Basics"): never a library default. */
 export const WAIT_USER_AGENT = `testfax-wait/${packageJson.version}`;

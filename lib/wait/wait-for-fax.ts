@@ -92,7 +92,7 @@ function progressFields(outcome: Exclude<PollOutcome, { kind: "refused" }>) {
 }
 
 /**
- * Waits for a test fax as spec part 4.3 advises: polls the list with a fixed
+ * Waits for a test fax as docs/API.md advises: polls the list with a fixed
  * `since` every interval, honours Retry-After on 429, retries network errors and
  * 5xx with back-off inside the time limit, and stops at once on any other 4xx.
  * The last poll falls on the time limit, so a fax that appears just before it is

@@ -24,7 +24,7 @@ export interface WaitOptions {
 	pages?: number;
 	/** Give up after this long. Default 600. */
 	timeoutSeconds?: number;
-	/** Time between polls. Default 15, as spec part 4.3 advises. */
+	/** Time between polls. Default 15, as docs/API.md advises. */
 	intervalSeconds?: number;
 	/** Default `testfax-wait/<version>`. */
 	userAgent?: string;

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { faxRecord, fixedClock } from "../../testkit/fixtures.ts";
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
 
-const EXPOSED = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After";
+const EXPOSED =
+	"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit";
 let server: TestServer;
 
 beforeAll(async () => {
@@ -163,10 +164,16 @@ describe("the default Python urllib User-Agent", () => {
 		expect(response.status).toBe(403);
 		expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
 		expect(await response.text()).toBe(
-			"Forbidden: set a User-Agent of your own (see the API documentation).\n",
+			"Forbidden: set a User-Agent of your own. The API is described at /docs.\n",
 		);
 		expect(response.headers.get("x-ratelimit-limit")).toBeNull();
 		const other = await server.request("/api/faxes", { headers: { "user-agent": "python-requests/2.32" } });
 		expect(other.status).toBe(200);
+	});
+
+	test("the address the 403 names is the docs page", async () => {
+		const docs = await server.request("/docs", { headers: { "user-agent": "python-requests/2.32" } });
+		expect([docs.status, docs.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+		expect(await docs.text()).toContain('<redoc spec-url="/openapi.json"');
 	});
 });

@@ -17,7 +17,16 @@ function pathsOf(listener: Listener): string[] {
 }
 
 test("file paths map to URL paths, admin/ being the admin listener's root", () => {
-	expect(pathsOf("public")).toEqual(["/api/faxes", "/api/faxes/:slug", "/cdn/faxes/:file"]);
+	expect(pathsOf("public")).toEqual([
+		"/api/faxes",
+		"/api/faxes/:slug",
+		"/cdn/faxes/:file",
+		"/docs",
+		"/docs/API.md",
+		"/docs/redoc.standalone.js",
+		"/faxtest/:slug",
+		"/openapi.json",
+	]);
 	expect(pathsOf("admin")).toEqual(["/healthz", "/metrics", "/readyz"]);
 	expect(routePathOf("api/faxes/[slug]/pages/index.ts")).toBe("/api/faxes/:slug/pages");
 });

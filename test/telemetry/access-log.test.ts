@@ -108,3 +108,38 @@ test("a level above info (LOG_LEVEL=warn) logs no access lines", async () => {
 	await (await server.request("/nowhere")).arrayBuffer();
 	expect(lines).toEqual([]);
 });
+
+test("the description, the docs page and the fax pages are logged like the API and never counted", async () => {
+	const { logger, lines } = captureLog();
+	const server = await startServer({
+		logger,
+		env: { RATE_LIMIT_PER_MINUTE: "1" },
+		faxes: [faxRecord({ slug: "fax_Logged1", sender: SENDER })],
+	});
+	const pages = [
+		"/openapi.json",
+		"/docs",
+		"/docs/API.md",
+		"/docs/redoc.standalone.js",
+		"/faxtest/fax_Logged1",
+		"/faxtest/fax_none1",
+	];
+	for (const path of pages) {
+		const response = await server.request(path);
+		await response.arrayBuffer();
+		expect([path, response.headers.get("x-ratelimit-remaining")]).toEqual([path, null]);
+	}
+	const api = await server.request("/api/faxes");
+	await api.arrayBuffer();
+	expect([api.status, api.headers.get("x-ratelimit-remaining")]).toEqual([200, "0"]);
+	expect(accessLines(lines).map((line) => [line.route, line.status])).toEqual([
+		["/openapi.json", 200],
+		["/docs", 200],
+		["/docs/API.md", 200],
+		["/docs/redoc.standalone.js", 200],
+		["/faxtest/:slug", 200],
+		["/faxtest/:slug", 404],
+		["/api/faxes", 200],
+	]);
+	expect(JSON.stringify(lines)).not.toContain("8675309");
+});

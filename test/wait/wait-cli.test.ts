@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { createWaitCommand } from "../../lib/cli/commands/wait.ts";
 import { runCli } from "../../lib/cli/run-cli.ts";
 import { runFax, useTestServers } from "../../testkit/server.ts";
+import { spawnWatched } from "../../testkit/watched-process.ts";
 import { closedPort, faxRecord, importWhileRunning, servedFax } from "./server-fixtures.ts";
 
 const SENDER = "+1 555 123 4567";
@@ -31,13 +33,26 @@ function lastLine(text: string): string {
 describe("fax wait", () => {
 	test("prints exactly the fax imported while it waits, and exits 0", async () => {
 		const running = await start();
-		const waiting = runFax(
-			["wait", "--base-url", running.baseUrl, "--from", SENDER, "--interval", "0.2", "--timeout", "20"],
-			{},
+		const waiting = spawnWatched(
+			[
+				process.execPath,
+				"bin/fax.ts",
+				"wait",
+				"--base-url",
+				running.baseUrl,
+				"--from",
+				SENDER,
+				"--interval",
+				"0.2",
+				"--timeout",
+				"20",
+			],
+			{ cwd: join(import.meta.dir, "../.."), env: { PATH: process.env.PATH ?? "" } },
 		);
-		await Bun.sleep(800);
+		// Sent once the command has noted its start, as a user would: not after a guessed delay.
+		await waiting.printed(/fax wait: waiting up to 20 s .*\n/);
 		await importWhileRunning(running, [faxRecord("fax_viaCli", "+15551234567", Date.now())]);
-		const result = await waiting;
+		const result = await waiting.result();
 
 		expect(result.stdout).toBe(`${JSON.stringify(await servedFax(running, "fax_viaCli"))}\n`);
 		expect(result.code).toBe(0);
@@ -211,6 +226,8 @@ describe("fax wait", () => {
 			"  1  timed out",
 			"  2  bad arguments, or the service refused the request (4xx)",
 			"  3  the service could not be reached",
+			'"Waiting for a test fax" in\ndocs/API.md of this project, also served at <URL>/docs/API.md',
+			"described at <URL>/docs.",
 		]) {
 			expect(result.stdout).toContain(text);
 		}

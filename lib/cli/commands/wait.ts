@@ -35,8 +35,10 @@ const HELP = `Usage: fax wait --base-url URL [--since T] [--from SENDER] [--page
 Waits until a test fax shows up in the public API and prints it: start the
 command, then send the fax. It polls
   GET <URL>/api/faxes?since=T&limit=100[&from=SENDER]
-as the API documentation advises (part 4.3), with the same T on every call, and
-prints the oldest matching fax received after T.
+as the API's guide advises, with the same T on every call, and prints the
+oldest matching fax received after T. The guide: "Waiting for a test fax" in
+docs/API.md of this project, also served at <URL>/docs/API.md; the whole API
+is described at <URL>/docs.
 
 Options:
   --base-url URL      the API's address, e.g. https://api.example.com (required)

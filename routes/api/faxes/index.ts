@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { SenderFilter } from "../../../lib/db/index.ts";
 import {
+	FaxListSchema,
 	isUnknownSenderQuery,
 	OffsetDateTime,
 	retentionCutoff,
@@ -18,6 +19,9 @@ const query = Type.Object({
 			Type.String({
 				pattern: "^0*(?:[1-9][0-9]?|100)$",
 				errorMessage: "The limit field must be an integer between 1 and 100.",
+				description: "How many faxes at most: an integer from 1 to 100, written in digits.",
+				default: String(DEFAULT_LIMIT),
+				examples: ["100"],
 			}),
 		)
 			.Decode(Number)
@@ -26,9 +30,25 @@ const query = Type.Object({
 	since: Type.Optional(
 		OffsetDateTime({
 			errorMessage: "The since field must be a date-time with a time zone offset, like 2026-11-21T10:00:00Z.",
+			description:
+				"Only faxes received strictly later than this time, compared to the whole second. " +
+				"ISO 8601 with an offset: `2026-11-21T10:00:00Z`, `2026-11-21T11:00:00+01:00` (a fraction of a " +
+				"second is allowed and ignored). A date alone or a time without offset is a 422. " +
+				"Send a `+` as `%2B`; UTC with `Z` avoids the question. Default: 24 hours before the request.",
+			examples: ["2026-11-21T10:00:00Z"],
 		}),
 	),
-	from: Type.Optional(SenderText({ errorMessage: "The from field must not be longer than 255 characters." })),
+	from: Type.Optional(
+		SenderText({
+			errorMessage: "The from field must not be longer than 255 characters.",
+			description:
+				"Only faxes of this sender: the full phone number, station ID or email address as sent, never " +
+				"the masked form. Case and white space do not matter, nor one leading `+` (send it as `%2B`). " +
+				"No prefix match, no wildcard. `Unknown` selects the faxes that came with no sender ID. " +
+				"At most 255 characters, counted as a reader counts them (an emoji or an accented letter is one).",
+			examples: ["+15551234567", "Unknown"],
+		}),
+	),
 });
 
 function senderFilter(from: string | undefined): SenderFilter {
@@ -40,6 +60,18 @@ function senderFilter(from: string | undefined): SenderFilter {
 /** GET /api/faxes: newest first, never older than the retention period. */
 export const route = defineEndpoint({
 	query,
+	doc: {
+		operationId: "listFaxes",
+		summary: "List test faxes",
+		description:
+			"The faxes received after `since` (default: the last 24 hours), newest first, phone and email " +
+			"together: a bare JSON array, at most 100, with no paging. A long fax can appear after a newer " +
+			"short one, so keep `since` fixed while waiting for a test. " +
+			"`from=<sender>&limit=1` gives the latest fax of one sender.",
+		answers: {
+			200: { description: "The matching faxes, newest first; `[]` when none matches.", body: FaxListSchema },
+		},
+	},
 	get({ query, now }, { faxes }) {
 		const since = query.since ?? now - DEFAULT_WINDOW_SECONDS;
 		const after = Math.max(since, retentionCutoff(now) - 1);

@@ -144,9 +144,52 @@ export function defineRateLimitSuite(backend: RateLimitBackend): void {
 			expect(refused.headers.get("cache-control")).toBe("no-store, private");
 			expect(refused.headers.get("access-control-allow-origin")).toBe("*");
 			expect(refused.headers.get("access-control-expose-headers")).toBe(
-				"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
+				"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
 			);
 			expect(await refused.text()).toBe(TOO_MANY);
+		});
+
+		test("the fields of the IETF draft name the policy and count down with the window's end", async () => {
+			const server = await start({ RATE_LIMIT_PER_MINUTE: "2", RATE_LIMIT_WINDOW_SECONDS: "5" });
+			const fields = async (path: string) => {
+				const sentAt = Date.now();
+				const response = await server.request(path);
+				await response.arrayBuffer();
+				const headers = [
+					response.status,
+					response.headers.get("ratelimit-policy"),
+					response.headers.get("ratelimit"),
+					response.headers.get("retry-after"),
+				];
+				return { headers, sentAt, answeredAt: Date.now() };
+			};
+			type Timed = Awaited<ReturnType<typeof fields>>;
+			// The window opens while the first request is counted; `t` is the whole
+			// seconds left of it when a later one is. On a loaded machine either
+			// moment may slip, so `t` may be any value those bounds allow.
+			const secondsLeft = (opened: Timed, at: Timed): string[] => {
+				const least = Math.ceil((5000 - (at.answeredAt - opened.sentAt)) / 1000);
+				const most = Math.ceil((5000 - (at.sentAt - opened.answeredAt)) / 1000);
+				return Array.from({ length: most - least + 1 }, (_, i) => String(least + i));
+			};
+			const first = await fields("/api/faxes");
+			await sleepUntil(first.answeredAt + 2100);
+			const second = await fields(`/api/faxes/${GONE}`);
+			const refused = await fields("/api/faxes");
+			const uncountedPath = await fields("/nope");
+
+			expect(first.headers).toEqual([200, '"default";q=2;w=5', '"default";r=1;t=5', null]);
+			const [, secondPolicy, secondField] = second.headers;
+			expect([secondPolicy, secondField]).toEqual([
+				'"default";q=2;w=5',
+				expect.stringMatching(/^"default";r=0;t=\d+$/),
+			]);
+			expect(secondsLeft(first, second)).toContain(String(secondField).replace(/^.*;t=/, ""));
+			const [status, policy, field, retryAfter] = refused.headers;
+			expect([status, policy, field]).toEqual([429, '"default";q=2;w=5', `"default";r=0;t=${retryAfter}`]);
+			// Retry-After and t name the same end of the window.
+			expect(secondsLeft(first, refused)).toContain(String(retryAfter));
+			expect(uncountedPath.headers).toEqual([404, null, null, null]);
 		});
 
 		test("every endpoint answer counts, on one count for both endpoints", async () => {

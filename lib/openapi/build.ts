@@ -1,0 +1,215 @@
+import { type TObject, type TSchema, Type } from "@sinclair/typebox";
+import { FaxSchema } from "../fax/index.ts";
+import {
+	ANSWER_HEADERS,
+	type AnswerDoc,
+	type Endpoint,
+	ERROR_MESSAGES,
+	FORBIDDEN_BODY,
+	isEndpoint,
+	messageBody,
+	RATE_LIMIT_HEADERS,
+	type Route,
+	routePathOf,
+	singleValueMessage,
+	THROTTLED_HEADERS,
+} from "../http/index.ts";
+import { componentKey, type JsonSchema, toJsonSchema } from "./json-schema.ts";
+import { OVERVIEW } from "./overview.ts";
+
+/** The version of the interface, not of the package: it changes only when the interface does. */
+export const API_VERSION = "1.0.0";
+
+const JSON_MEDIA = "application/json";
+
+/** Schemas shown once under `components` and referred to wherever they appear. */
+const NAMED_SCHEMAS: Record<string, TSchema> = { Fax: FaxSchema };
+
+type HeaderSchemas = Record<string, TSchema>;
+
+interface Answer {
+	description: string;
+	media: string;
+	body: TSchema;
+	headers: HeaderSchemas;
+}
+
+const COUNTED: HeaderSchemas = { ...ANSWER_HEADERS, ...RATE_LIMIT_HEADERS };
+
+function headerObject(schema: TSchema): JsonSchema {
+	const { description, ...rest } = toJsonSchema(schema);
+	return { description, required: true, schema: rest };
+}
+
+function headerRefs(headers: HeaderSchemas): JsonSchema {
+	return Object.fromEntries(
+		Object.keys(headers).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+	);
+}
+
+/** The 422 of an endpoint, generated from its query schema: which parameters, which messages. */
+function validationAnswer(query: TObject): Answer {
+	const names = Object.keys(query.properties);
+	const messagesOf = (name: string) => {
+		const own = (query.properties[name] as TSchema & { errorMessage?: string }).errorMessage;
+		return [...(own === undefined ? [] : [own]), singleValueMessage(name)];
+	};
+	const errors = Object.fromEntries(
+		names.map((name) => [
+			name,
+			Type.Array(Type.Union(messagesOf(name).map((message) => Type.Literal(message))), {
+				minItems: 1,
+				maxItems: 1,
+			}),
+		]),
+	);
+	const body = Type.Object(
+		{
+			message: Type.Union(
+				names.flatMap(messagesOf).map((message) => Type.Literal(message)),
+				{
+					description: `The first error's message, in the order ${names.map((name) => `\`${name}\``).join(", ")}.`,
+				},
+			),
+			errors: Type.Partial(Type.Object(errors), {
+				additionalProperties: false,
+				minProperties: 1,
+				description: "For each invalid parameter, its message.",
+			}),
+		},
+		{ additionalProperties: false },
+	);
+	return {
+		description:
+			"A query parameter is not valid: it breaks its rule, or it is repeated or bracketed " +
+			"(`from[]=x`, `from=a&from=b`). An empty value (`limit=`) counts as absent; unknown parameters " +
+			"are ignored.",
+		media: JSON_MEDIA,
+		body,
+		headers: COUNTED,
+	};
+}
+
+/** The answers every endpoint may give beside its own. */
+function sharedAnswers(endpoint: Endpoint): Record<number, Answer> {
+	const answers: Record<number, Answer> = {};
+	if (Object.keys(endpoint.query.properties).length > 0) answers[422] = validationAnswer(endpoint.query);
+	answers[429] = {
+		description: "The rate limit is used up: wait `Retry-After` seconds, then ask again.",
+		media: JSON_MEDIA,
+		body: messageBody(ERROR_MESSAGES.tooMany, "Too many requests."),
+		headers: { ...COUNTED, ...THROTTLED_HEADERS },
+	};
+	answers[403] = {
+		description:
+			"The `User-Agent` starts with `Python-urllib/`, the default of Python's `urllib`: set one of your " +
+			"own. Not counted by the rate limit.",
+		media: "text/plain",
+		body: FORBIDDEN_BODY,
+		headers: ANSWER_HEADERS,
+	};
+	answers[500] = {
+		description: "Something went wrong on the service's side.",
+		media: JSON_MEDIA,
+		body: messageBody(ERROR_MESSAGES.serverError, "A fixed text."),
+		headers: ANSWER_HEADERS,
+	};
+	answers[503] = {
+		description: "The service's storage is passing through a failure: ask again after `Retry-After` seconds.",
+		media: JSON_MEDIA,
+		body: messageBody(ERROR_MESSAGES.unavailable, "A fixed text."),
+		headers: { ...ANSWER_HEADERS, "Retry-After": THROTTLED_HEADERS["Retry-After"] },
+	};
+	return answers;
+}
+
+function ownAnswer(doc: AnswerDoc): Answer {
+	return { description: doc.description, media: JSON_MEDIA, body: doc.body, headers: COUNTED };
+}
+
+function operation(endpoint: Endpoint, components: Map<string, string>): JsonSchema {
+	const { doc, query } = endpoint;
+	const parameter = (name: string, where: "path" | "query", schema: TSchema, required: boolean) => {
+		const { description, ...rest } = toJsonSchema(schema, components);
+		return { name, in: where, required, description, schema: rest };
+	};
+	const answers: Record<number, Answer> = {};
+	for (const [status, answer] of Object.entries(doc.answers)) answers[Number(status)] = ownAnswer(answer);
+	Object.assign(answers, sharedAnswers(endpoint));
+	const statuses = Object.keys(answers)
+		.map(Number)
+		.sort((a, b) => a - b);
+	return {
+		operationId: doc.operationId,
+		summary: doc.summary,
+		description: doc.description,
+		parameters: [
+			...Object.entries(doc.params ?? {}).map(([name, schema]) => parameter(name, "path", schema, true)),
+			...Object.entries(query.properties).map(([name, schema]) =>
+				parameter(name, "query", schema, (query.required ?? []).includes(name)),
+			),
+		],
+		responses: Object.fromEntries(
+			statuses.map((status) => {
+				const answer = answers[status] as Answer;
+				return [
+					String(status),
+					{
+						description: answer.description,
+						headers: headerRefs(answer.headers),
+						content: { [answer.media]: { schema: toJsonSchema(answer.body, components) } },
+					},
+				];
+			}),
+		),
+	};
+}
+
+/** `/api/faxes/:slug` → `/api/faxes/{slug}`. */
+function openApiPath(file: string): string {
+	return routePathOf(file).replace(/:(\w+)/g, "{$1}");
+}
+
+/**
+ * The OpenAPI 3.1 description of the API, generated from the endpoints' own
+ * schemas (query, path parameters, bodies) and the headers the HTTP layer sets.
+ * Routes that are no endpoint (files, pages) are not part of the API, nor is
+ * anything of the admin listener.
+ */
+export function buildApiDescription(routes: Record<string, Route>): JsonSchema {
+	const components = new Map(
+		Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [componentKey(schema), name]),
+	);
+	const paths: JsonSchema = {};
+	for (const [file, route] of Object.entries(routes)) {
+		if (route.listener !== "public" || !isEndpoint(route)) continue;
+		paths[openApiPath(file)] = { get: operation(route, components) };
+	}
+	const allHeaders: HeaderSchemas = { ...ANSWER_HEADERS, ...RATE_LIMIT_HEADERS, ...THROTTLED_HEADERS };
+	return {
+		openapi: "3.1.0",
+		info: {
+			title: "testfax API",
+			version: API_VERSION,
+			summary: "Read-only JSON API of a fax test site: list and fetch public test faxes.",
+			description: OVERVIEW,
+			license: { name: "MIT", identifier: "MIT" },
+		},
+		servers: [{ url: "/", description: "The server that serves this description." }],
+		security: [],
+		paths,
+		components: {
+			schemas: Object.fromEntries(
+				Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [name, toJsonSchema(schema)]),
+			),
+			headers: Object.fromEntries(
+				Object.entries(allHeaders).map(([name, schema]) => [name, headerObject(schema)]),
+			),
+		},
+	};
+}
+
+/** The description as the server serves it and the repository keeps it (`openapi.json`). */
+export function apiDescriptionText(routes: Record<string, Route>): string {
+	return `${JSON.stringify(buildApiDescription(routes), null, "\t")}\n`;
+}

@@ -1,0 +1,112 @@
+import type { Fax } from "../fax/index.ts";
+import { escapeHtml, htmlPage } from "./html.ts";
+
+const SOURCES: Record<Fax["source"], string> = {
+	phone: "Fax by phone",
+	email: "Email (scan-to-email or Internet fax)",
+};
+
+const bytes = new Intl.NumberFormat("en");
+const decimal = new Intl.NumberFormat("en", { maximumFractionDigits: 1 });
+
+function exactSize(size: number): string {
+	return `${bytes.format(size)} byte${size === 1 ? "" : "s"}`;
+}
+
+/** `12.3 kB`: the size at a glance. */
+function shortSize(size: number): string {
+	if (size < 1000) return exactSize(size);
+	const [amount, unit] = size < 1_000_000 ? [size / 1000, "kB"] : [size / 1_000_000, "MB"];
+	return `${decimal.format(amount)} ${unit}`;
+}
+
+/** `12.3 kB (12,345 bytes)`: at a glance, and exactly. */
+function sizeText(size: number): string {
+	return size < 1000 ? exactSize(size) : `${shortSize(size)} (${exactSize(size)})`;
+}
+
+/** `2026-11-22T11:59:00Z` → `2026-11-22 11:59:00 UTC`. */
+function utcText(receivedAt: string): string {
+	return `${receivedAt.slice(0, 10)} ${receivedAt.slice(11, 19)} UTC`;
+}
+
+function pagesText(count: number): string {
+	return `${count} page${count === 1 ? "" : "s"}`;
+}
+
+// The time in the reader's own zone is an addition: without script the page
+// shows UTC, which is all it needs.
+const LOCAL_TIME_SCRIPT = `
+for (const time of document.querySelectorAll("time[data-local]")) {
+	const local = document.getElementById(time.dataset.local);
+	local.textContent = new Date(time.dateTime).toLocaleString(undefined, {
+		year: "numeric", month: "long", day: "numeric",
+		hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZoneName: "short",
+	});
+	local.parentElement.hidden = false;
+}
+`;
+
+function filesPart(fax: Fax): string {
+	if (
+		fax.pdf_url === null ||
+		fax.thumbnail_url === null ||
+		fax.page_count === null ||
+		fax.file_size === null
+	) {
+		return "<p>This fax could not be processed: there is no PDF and no image of it.</p>";
+	}
+	const pdf = escapeHtml(fax.pdf_url);
+	return `<figure>
+<a href="${pdf}"><img src="${escapeHtml(fax.thumbnail_url)}" width="300" alt="First page of test fax ${escapeHtml(fax.slug)}"></a>
+<figcaption>First page. Select it to open the PDF.</figcaption>
+</figure>
+<p><a href="${pdf}" type="application/pdf">Open the PDF (${pagesText(fax.page_count)}, ${shortSize(fax.file_size)})</a></p>`;
+}
+
+/** The page of one fax: what the API says of it, for people, readable without script. */
+export function faxPage(fax: Fax): string {
+	const sender = fax.from === null ? "Unknown (the fax came with no sender ID)" : escapeHtml(fax.from);
+	const body = `<main>
+<h1>Test fax ${escapeHtml(fax.slug)}</h1>
+<dl>
+<dt>Sender</dt><dd>${sender}</dd>
+<dt>Source</dt><dd>${SOURCES[fax.source]}</dd>
+<dt>Received</dt><dd><time datetime="${escapeHtml(fax.received_at)}" data-local="local-time">${utcText(fax.received_at)}</time><span hidden><br>Your time: <span id="local-time"></span></span></dd>
+<dt>Pages</dt><dd>${fax.page_count === null ? "Not known" : fax.page_count}</dd>
+<dt>Size</dt><dd>${fax.file_size === null ? "Not known" : sizeText(fax.file_size)}</dd>
+</dl>
+${filesPart(fax)}
+</main>
+<footer>
+<p>Every test fax is public for 30 days after it was received, then removed. The sender is masked.</p>
+<p><a href="/api/faxes/${escapeHtml(fax.slug)}">This fax as JSON</a> · <a href="/docs">API documentation</a></p>
+</footer>`;
+	return htmlPage(`Test fax ${fax.slug}, received ${utcText(fax.received_at)}`, body, LOCAL_TIME_SCRIPT);
+}
+
+/** The page of an ID no fax has (yet). */
+export function missingFaxPage(slug: string): string {
+	return htmlPage(
+		"No such test fax",
+		`<main>
+<h1>No such test fax</h1>
+<p>No test fax has the ID <code>${escapeHtml(slug)}</code>. A fax shows here only once its processing is
+done, usually 1 to 2 minutes after the call ends: try again shortly.</p>
+<p><a href="/docs">API documentation</a></p>
+</main>`,
+	);
+}
+
+/** The page of a fax that was removed. */
+export function removedFaxPage(slug: string): string {
+	return htmlPage(
+		"Test fax removed",
+		`<main>
+<h1>Test fax removed</h1>
+<p>The test fax <code>${escapeHtml(slug)}</code> was removed: test faxes are public for 30 days after they
+are received, and can be removed on request before that.</p>
+<p><a href="/docs">API documentation</a></p>
+</main>`,
+	);
+}

@@ -1,0 +1,40 @@
+import { definePlainRoute } from "../../lib/http/index.ts";
+
+const HTML_TYPE = "text/html; charset=utf-8";
+
+// Redoc reads the description and renders it in the page; its bundle comes from
+// this server (routes/docs/redoc.standalone.js.ts), so the page works offline.
+// The policy keeps it so: nothing is loaded from elsewhere (Redoc's sidebar
+// would fetch its maker's logo; refused, the image removes itself).
+const POLICY = [
+	"default-src 'self'",
+	"img-src 'self' data:",
+	"style-src 'self' 'unsafe-inline'",
+	"worker-src 'self' blob:",
+	"base-uri 'none'",
+	"form-action 'none'",
+].join("; ");
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${POLICY}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>testfax API documentation</title>
+<style>body { margin: 0; }</style>
+</head>
+<body>
+<noscript>
+<p>This page renders the API description with JavaScript. Without it, read the description itself:
+<a href="/openapi.json">openapi.json</a> (OpenAPI 3.1), or the guide for API users,
+<a href="/docs/API.md">docs/API.md</a>.</p>
+</noscript>
+<redoc spec-url="/openapi.json" expand-responses="200" required-props-first="true" hide-hostname="true"></redoc>
+<script src="/docs/redoc.standalone.js"></script>
+</body>
+</html>
+`;
+
+/** GET /docs: the API description rendered for people. */
+export const route = definePlainRoute(() => ({ status: 200, body: PAGE, type: HTML_TYPE }));

@@ -1,0 +1,196 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { useTestServers } from "../../testkit/server.ts";
+import { spawnWatched } from "../../testkit/watched-process.ts";
+import { closedPort, faxRecord, importWhileRunning, servedFax } from "../wait/server-fixtures.ts";
+
+const ROOT = join(import.meta.dir, "../..");
+const SENDER = "+1 555 123 4567";
+
+interface Script {
+	file: string;
+	command: string[];
+	/** The poll interval of these tests; strict POSIX sleep takes whole seconds. */
+	interval: string;
+	/** The start of each line on standard error. */
+	name: string;
+}
+
+const SCRIPTS: Script[] = [
+	{
+		file: "examples/wait_for_fax.py",
+		command: ["python3", "examples/wait_for_fax.py"],
+		interval: "0.2",
+		name: "wait_for_fax",
+	},
+	{
+		file: "examples/wait-for-fax.sh",
+		command: ["sh", "examples/wait-for-fax.sh"],
+		interval: "1",
+		name: "wait-for-fax",
+	},
+];
+
+/** A script running as a user runs it. */
+function run(script: Script, args: string[]) {
+	return spawnWatched([...script.command, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "" } });
+}
+
+for (const script of SCRIPTS) {
+	describe(script.file, () => {
+		const start = useTestServers();
+
+		test("finds the fax imported while it waits, and not an older one of the same sender", async () => {
+			const server = await start({ faxes: [faxRecord("fax_before", "+15551234567", Date.now() - 120_000)] });
+			const waiting = run(script, [
+				"--base-url",
+				server.baseUrl,
+				"--from",
+				SENDER,
+				"--interval",
+				script.interval,
+				"--timeout",
+				"20",
+			]);
+			// Sent only once the script has noted its `since`, as a user would.
+			await waiting.printed(/waiting up to 20 s for a fax received after \S+: send it now\n/);
+			await importWhileRunning(server, [faxRecord("fax_during", "+15551234567", Date.now())]);
+			const { code, stdout, lines } = await waiting.result();
+
+			expect(stdout).toBe(`${JSON.stringify(await servedFax(server, "fax_during"))}\n`);
+			expect(code).toBe(0);
+			expect(lines.at(-1)).toMatch(new RegExp(`^${script.name}: found fax_during after \\d+ polls?$`));
+		});
+
+		test("waits out a 429 as Retry-After says, then finds the fax by its page count", async () => {
+			const server = await start({
+				env: { RATE_LIMIT_PER_MINUTE: "1", RATE_LIMIT_WINDOW_SECONDS: "5" },
+				faxes: [
+					faxRecord("fax_twoPages", null, Date.now() - 30_000, 2),
+					faxRecord("fax_onePage", null, Date.now() - 20_000),
+				],
+			});
+			// The one request of this client's window, which opens now: the script's first poll is refused.
+			const expected = await servedFax(server, "fax_twoPages");
+			const since = new Date(Date.now() - 60_000).toISOString();
+			const waiting = run(script, [
+				"--base-url",
+				server.baseUrl,
+				"--since",
+				since,
+				"--pages",
+				"2",
+				"--interval",
+				script.interval,
+				"--timeout",
+				"20",
+			]);
+			const { code, stdout, lines } = await waiting.result();
+
+			// One 429 and no other: polling on at its 1 s or 0.2 s interval would have met more of them.
+			expect(lines.slice(1)).toEqual([
+				expect.stringMatching(
+					new RegExp(`^${script.name}: poll 1: HTTP 429, waiting [45] s as Retry-After says$`),
+				),
+				`${script.name}: found fax_twoPages after 2 polls`,
+			]);
+			expect(stdout).toBe(`${JSON.stringify(expected)}\n`);
+			expect(code).toBe(0);
+		});
+
+		test("no matching fax within the time limit exits 1", async () => {
+			const server = await start();
+			const { code, stdout, lines } = await run(script, [
+				"--base-url",
+				server.baseUrl,
+				"--interval",
+				script.interval,
+				"--timeout",
+				"1",
+			]).result();
+			expect([code, stdout]).toEqual([1, ""]);
+			expect(lines.at(-1)).toMatch(
+				new RegExp(`^${script.name}: timed out: no matching fax after \\d+ polls$`),
+			);
+		});
+
+		test("a refused request (422) exits 2 with the server's message", async () => {
+			const server = await start();
+			const { code, stdout, lines } = await run(script, [
+				"--base-url",
+				server.baseUrl,
+				"--from",
+				"x".repeat(256),
+				"--timeout",
+				"60",
+			]).result();
+			expect([code, stdout]).toEqual([2, ""]);
+			expect(lines).toContain(
+				`${script.name}: the service refused the request (HTTP 422): The from field must not be longer than 255 characters.`,
+			);
+		});
+
+		test("an unreachable service exits 3 at the time limit", async () => {
+			const { code, stdout, lines } = await run(script, [
+				"--base-url",
+				`http://127.0.0.1:${closedPort()}`,
+				"--interval",
+				script.interval,
+				"--timeout",
+				"1",
+			]).result();
+			expect([code, stdout]).toEqual([3, ""]);
+			expect(lines.at(-1)).toMatch(
+				new RegExp(`^${script.name}: gave up after \\d+ polls: the service could not be reached`),
+			);
+		});
+
+		test("bad arguments exit 2 before any request", async () => {
+			for (const args of [
+				[],
+				["--base-url", "ftp://example.com"],
+				["--base-url", "http://x", "--pages", "0"],
+			]) {
+				const { code, stdout } = await run(script, args).result();
+				expect({ args, code, stdout }).toEqual({ args, code: 2, stdout: "" });
+			}
+		});
+
+		test("sends its own User-Agent, the same since and limit=100 on every poll, + as %2B", async () => {
+			const seen: { agent: string | null; query: string }[] = [];
+			const fake = Bun.serve({
+				port: 0,
+				hostname: "127.0.0.1",
+				fetch(request) {
+					seen.push({ agent: request.headers.get("user-agent"), query: new URL(request.url).search });
+					return Response.json([]);
+				},
+			});
+			try {
+				const { code } = await run(script, [
+					"--base-url",
+					`http://127.0.0.1:${fake.port}`,
+					"--from",
+					SENDER,
+					"--interval",
+					script.interval,
+					"--timeout",
+					"1.5",
+				]).result();
+				expect(code).toBe(1);
+			} finally {
+				fake.stop(true);
+			}
+			expect(seen.length).toBeGreaterThanOrEqual(2);
+			const [first] = seen;
+			for (const request of seen) expect(request).toEqual(first as (typeof seen)[number]);
+			expect(first?.agent).toMatch(/^testfax-wait-example\/1\.0 \((Python|sh)\)$/);
+			const query = new URLSearchParams(first?.query);
+			expect(query.get("limit")).toBe("100");
+			expect(query.get("from")).toBe(SENDER);
+			// Percent-encoding is case-insensitive; curl writes %2b, Python %2B.
+			expect(first?.query.toUpperCase()).toContain("FROM=%2B1");
+			expect(query.get("since")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+		});
+	});
+}

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { useBrowser } from "../../testkit/browser.ts";
+import { faxRecord, fixedClock } from "../../testkit/fixtures.ts";
+import { freePort } from "../../testkit/ports.ts";
+import { startTestServer, type TestServer, useTestServers } from "../../testkit/server.ts";
+
+const browser = useBrowser();
+
+// The demo faxes of a first run, their times relative to the pinned clock
+// (2026-11-22T12:00:00Z), with the default addresses: every link points here.
+let server: TestServer;
+beforeAll(async () => {
+	const port = await freePort();
+	const base = `http://127.0.0.1:${port}`;
+	server = await startTestServer({
+		clock: fixedClock,
+		env: { PORT: String(port), SEED_DEMO: "1", CDN_BASE_URL: `${base}/cdn`, SITE_BASE_URL: base },
+	});
+});
+afterAll(() => server.stop());
+
+async function viewUrlOf(slug: string): Promise<string> {
+	const fax = (await (await server.request(`/api/faxes/${slug}`)).json()) as { view_url: string };
+	return fax.view_url;
+}
+
+/** Each term of the page's description list and what it says, as a reader sees them. */
+async function detailsOf(page: Page): Promise<Record<string, string>> {
+	const terms = await page.locator("dl > dt").allInnerTexts();
+	const values = await page.locator("dl > dd").allInnerTexts();
+	return Object.fromEntries(terms.map((term, i) => [term, values[i] ?? ""]));
+}
+
+/** What the page's elements of a kind point at, as the browser resolved it. */
+function addressesOf(page: Page, selector: string, attribute: "href" | "src"): Promise<string[]> {
+	return page
+		.locator(selector)
+		.evaluateAll(
+			(elements, name) => elements.map((element) => String(Reflect.get(element, name))),
+			attribute,
+		);
+}
+
+function watchErrors(page: Page): string[] {
+	const errors: string[] = [];
+	page.on("pageerror", (error) => errors.push(error.message));
+	page.on("console", (message) => {
+		if (message.type() === "error") errors.push(message.text());
+	});
+	return errors;
+}
+
+describe("the fax page in Chromium", () => {
+	test("view_url opens the fax: masked sender, source, UTC and local time, pages, size, thumbnail", async () => {
+		const page = await browser.newPage({ timezoneId: "Asia/Tokyo", locale: "en-GB" });
+		const errors = watchErrors(page);
+		const url = await viewUrlOf("fax_DemoPhone01");
+		expect(url).toBe(`${server.baseUrl}/faxtest/fax_DemoPhone01`);
+		const response = await page.goto(url);
+		expect(response?.status()).toBe(200);
+
+		expect(await page.title()).toBe("Test fax fax_DemoPhone01, received 2026-11-22 11:57:00 UTC");
+		expect(await page.locator("h1").innerText()).toBe("Test fax fax_DemoPhone01");
+		const fax = (await (await server.request("/api/faxes/fax_DemoPhone01")).json()) as { file_size: number };
+		const details = await detailsOf(page);
+		expect(details).toEqual({
+			Sender: "+155*****567",
+			Source: "Fax by phone",
+			Received: expect.stringMatching(/^2026-11-22 11:57:00 UTC\nYour time: .*20:57:00 GMT\+9$/),
+			Pages: "1",
+			Size: `${(fax.file_size / 1000).toFixed(1).replace(/\.0$/, "")} kB (${fax.file_size.toLocaleString("en")} bytes)`,
+		});
+
+		const image = page.getByRole("img", { name: "First page of test fax fax_DemoPhone01" });
+		expect(
+			await image.evaluate((img) => [Reflect.get(img, "complete"), Reflect.get(img, "naturalWidth")]),
+		).toEqual([true, 300]);
+		await browser.screenshot(page, "fax-page");
+		expect(errors).toEqual([]);
+		expect(browser.offsite).toEqual([]);
+		await page.close();
+	});
+
+	test("every link and image of the page resolves", async () => {
+		const page = await browser.newPage();
+		await page.goto(`${server.baseUrl}/faxtest/fax_DemoEmail001`);
+		const targets = [...(await addressesOf(page, "a", "href")), ...(await addressesOf(page, "img", "src"))];
+		expect(targets.sort()).toEqual(
+			[
+				`${server.baseUrl}/api/faxes/fax_DemoEmail001`,
+				`${server.baseUrl}/cdn/faxes/fax_DemoEmail001-thumb.jpg`,
+				`${server.baseUrl}/cdn/faxes/fax_DemoEmail001.pdf`,
+				`${server.baseUrl}/cdn/faxes/fax_DemoEmail001.pdf`,
+				`${server.baseUrl}/docs`,
+			].sort(),
+		);
+		for (const target of new Set(targets)) {
+			const answer = await page.request.get(target);
+			expect({ target, status: answer.status() }).toEqual({ target, status: 200 });
+		}
+		const pdf = await page.request.get(`${server.baseUrl}/cdn/faxes/fax_DemoEmail001.pdf`);
+		expect(pdf.headers()["content-type"]).toBe("application/pdf");
+		expect(await page.getByRole("link", { name: /^Open the PDF \(3 pages, / }).count()).toBe(1);
+		await page.close();
+	});
+
+	test("reads in full without script, in UTC", async () => {
+		const page = await browser.newPage({ javaScriptEnabled: false, timezoneId: "America/New_York" });
+		await page.goto(`${server.baseUrl}/faxtest/fax_DemoStation1`);
+		expect(await detailsOf(page)).toEqual({
+			Sender: "ACME 42",
+			Source: "Fax by phone",
+			Received: "2026-11-22 11:43:00 UTC",
+			Pages: "2",
+			Size: expect.stringMatching(/^[\d.]+ kB \([\d,]+ bytes\)$/),
+		});
+		expect(await page.getByRole("img", { name: "First page of test fax fax_DemoStation1" }).isVisible()).toBe(
+			true,
+		);
+		await browser.screenshot(page, "fax-page-no-script");
+		await page.close();
+	});
+
+	test("a fax that could not be processed says so and shows no image", async () => {
+		const page = await browser.newPage();
+		await page.goto(`${server.baseUrl}/faxtest/fax_DemoBroken01`);
+		expect(await detailsOf(page)).toMatchObject({
+			Sender: "s***@o***.com",
+			Source: "Email (scan-to-email or Internet fax)",
+			Pages: "Not known",
+			Size: "Not known",
+		});
+		expect(await page.locator("main p").innerText()).toBe(
+			"This fax could not be processed: there is no PDF and no image of it.",
+		);
+		expect(await page.locator("img").count()).toBe(0);
+		await page.close();
+	});
+
+	test("unknown and removed faxes get 404 and 410 pages", async () => {
+		const page = await browser.newPage();
+		const cases = [
+			["fax_nothere", 404, "No such test fax"],
+			["not-a-slug", 404, "No such test fax"],
+			["fax_DemoRemoved1", 410, "Test fax removed"],
+			["fax_DemoExpired1", 410, "Test fax removed"],
+		] as const;
+		for (const [slug, status, heading] of cases) {
+			const response = await page.goto(`${server.baseUrl}/faxtest/${slug}`);
+			expect({ slug, status: response?.status(), heading: await page.locator("h1").innerText() }).toEqual({
+				slug,
+				status,
+				heading,
+			});
+			expect(await page.locator("main").innerText()).toContain(slug);
+		}
+		await page.goto(`${server.baseUrl}/faxtest/fax_nothere`);
+		await browser.screenshot(page, "fax-page-404");
+		await page.goto(`${server.baseUrl}/faxtest/fax_DemoRemoved1`);
+		await browser.screenshot(page, "fax-page-410");
+		await page.close();
+	});
+});
+
+describe("GET /faxtest/<slug> over HTTP", () => {
+	const startServer = useTestServers();
+
+	test("is HTML outside the rate limit, and escapes what a sender sent", async () => {
+		const own = await startServer({
+			clock: fixedClock,
+			faxes: [faxRecord({ slug: "fax_odd1", sender: `<b>"AC&ME"</b> 1` })],
+		});
+		const response = await own.request("/faxtest/fax_odd1");
+		expect(response.status).toBe(200);
+		expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+		expect(response.headers.get("cache-control")).toBe("no-store, private");
+		expect(response.headers.get("x-ratelimit-limit")).toBeNull();
+		const html = await response.text();
+		expect(html).toContain("<dt>Sender</dt><dd>&lt;b&gt;&quot;AC&amp;ME&quot;&lt;/b&gt; 1</dd>");
+		expect(html).not.toContain("<b>");
+		expect(html).toContain('src="https://cdn.test.example/faxes/fax_odd1-thumb.jpg"');
+
+		const head = await own.request("/faxtest/fax_odd1", { method: "HEAD" });
+		expect(head.status).toBe(200);
+		expect(await head.text()).toBe("");
+	});
+});
