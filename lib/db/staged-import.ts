@@ -163,6 +163,7 @@ export class StagedImport {
 	/**
 	 * Writes the faxes, then the tombstones of the removed slugs, hidden, in
 	 * transactions of about BATCH_MS; `onCommitted` hears how many are written.
+	 * An aborted `signal` stops it before its next transaction, with its reason.
 	 * Faxes given in received_at order, with slugs ascending, touch few index
 	 * pages per batch: that keeps a large load close to one transaction's speed.
 	 */
@@ -171,12 +172,14 @@ export class StagedImport {
 		removedSlugs: readonly string[],
 		removedAt: number,
 		onCommitted: (written: number) => void,
+		signal?: AbortSignal,
 	): Promise<void> {
 		const statements = this.#statements;
 		const total = faxes.length + removedSlugs.length;
 		let next = 0;
 		await this.#lock.runInBatches({
 			open: () => {
+				signal?.throwIfAborted();
 				if (statements.heartbeat.run(unixSeconds(), this.#id).changes === 0) {
 					throw new ImportAbandonedError(
 						`another process took this import for abandoned (no progress for ${STALE_SECONDS} s) and removed it`,

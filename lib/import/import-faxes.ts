@@ -103,8 +103,10 @@ async function write(
 	rows: { faxes: FaxRow[]; removedSlugs: string[] },
 	nowSeconds: number,
 	progress: (written: number) => void,
+	signal: AbortSignal | undefined,
 ): Promise<void> {
 	const { faxes, removedSlugs } = rows;
+	signal?.throwIfAborted();
 	if (faxes.length + removedSlugs.length <= SMALL_IMPORT) {
 		await store.write((writer) => {
 			for (const fax of faxes) writer.insert(fax);
@@ -116,7 +118,7 @@ async function write(
 	await store.cleanAbandonedImports();
 	const staged = await store.beginImport();
 	try {
-		await staged.load(faxes, removedSlugs, nowSeconds, progress);
+		await staged.load(faxes, removedSlugs, nowSeconds, progress, signal);
 		await staged.publish();
 	} catch (error) {
 		// Rows left behind if this fails too stay hidden; the next import or purge deletes them.
@@ -125,19 +127,26 @@ async function write(
 	}
 }
 
+export interface ImportOptions {
+	onProgress?: (progress: ImportProgress) => void;
+	/** Stops the import before its next transaction; it throws the signal's reason and nothing shows. */
+	signal?: AbortSignal;
+}
+
 /**
  * Imports a parsed JSON document of fax records, all or nothing: every record
  * is checked first, and any problem leaves the database untouched. A failure
- * while writing (a busy database, a full disk) throws, and nothing shows.
- * `nowSeconds` is the time of removal of `removed` records and bounds
- * `received_at`.
+ * while writing (a busy database, a full disk, the signal) throws, and
+ * nothing shows. `nowSeconds` is the time of removal of `removed` records and
+ * bounds `received_at`.
  */
 export async function importFaxes(
 	store: FaxStore,
 	document: unknown,
 	nowSeconds: number,
-	onProgress?: (progress: ImportProgress) => void,
+	options: ImportOptions = {},
 ): Promise<ImportResult> {
+	const { onProgress, signal } = options;
 	if (!Array.isArray(document)) {
 		return {
 			ok: false,
@@ -153,6 +162,12 @@ export async function importFaxes(
 	);
 	if (invalid.problemCount > 0) return { ok: false, ...invalid };
 	const rows = rowsOf(records);
-	await write(store, rows, nowSeconds, (written) => onProgress?.({ total, validated: total, written }));
+	await write(
+		store,
+		rows,
+		nowSeconds,
+		(written) => onProgress?.({ total, validated: total, written }),
+		signal,
+	);
 	return { ok: true, summary: { imported: rows.faxes.length, removed: rows.removedSlugs.length } };
 }

@@ -175,6 +175,34 @@ describe("a large fax import", () => {
 	}, 60_000);
 });
 
+describe("a large fax import stopped by the operator", () => {
+	test.each(["SIGINT", "SIGTERM"] as const)(
+		"on %s it deletes what it wrote and says so in one line",
+		async (name) => {
+			const file = await recordsFile(`stopped-${name}.json`, `BULK ${name}`, RECORDS, `fax_${name}`);
+			const running = startImport(file);
+			await untilWriting();
+			running.kill(name);
+			const [stdout, stderr, code] = await Promise.all([
+				new Response(running.stdout).text(),
+				new Response(running.stderr).text(),
+				running.exited,
+			]);
+			expect({ stdout, stderr, code }).toEqual({
+				stdout: "",
+				stderr: `import: ${file}: stopped by ${name}; nothing was imported\n`,
+				code: 1,
+			});
+			expect((await server.request(`/api/faxes/fax_${name}`)).status).toBe(404);
+			expect(reader.query("SELECT count(*) AS n FROM faxes WHERE sender = ?").get(`BULK ${name}`)).toEqual({
+				n: 0,
+			});
+			expect(imports().filter((entry) => entry.state !== "published")).toEqual([]);
+		},
+		60_000,
+	);
+});
+
 describe("import progress", () => {
 	test("on a terminal: a live line of records validated and written, rate and time left, then the summary", async () => {
 		const file = await recordsFile("terminal.json", "BULK 4", RECORDS, "fax_terminal1");

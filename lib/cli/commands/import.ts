@@ -23,12 +23,35 @@ Inserts faxes from a JSON array of records:
 Every record is checked first; one bad record and nothing of the file is
 written, and every problem is listed (the first 50). A large file is written
 in short transactions, so \`fax ingest\` and the other commands run meanwhile,
-and shows all at once at the end; an import that fails or is stopped shows
-nothing, and what it wrote is deleted. On a terminal the progress shows on
-standard error; the summary goes to standard output.
+and shows all at once at the end; an import that fails or is stopped
+(Ctrl-C, SIGTERM) shows nothing, and what it wrote is deleted. On a terminal
+the progress shows on standard error; the summary goes to standard output.
 
-Exit codes: 0 imported, 1 the file is unreadable or has invalid records, or
-the database could not be written (nothing was imported), 2 bad arguments.`;
+Exit codes: 0 imported, 1 the file is unreadable or has invalid records, the
+database could not be written or the import was stopped (nothing was
+imported), 2 bad arguments.`;
+
+/** The operator stopped the import (Ctrl-C, or `kill`) while it wrote. */
+class ImportStoppedError extends Error {}
+
+/**
+ * Turns SIGINT and SIGTERM into an abort for as long as the import runs, so
+ * that it deletes what it wrote before the process ends.
+ */
+function stopOnSignals(): { signal: AbortSignal; release(): void } {
+	const controller = new AbortController();
+	const handlers = (["SIGINT", "SIGTERM"] as const).map((name) => {
+		const handler = () => controller.abort(new ImportStoppedError(`stopped by ${name}`));
+		process.once(name, handler);
+		return [name, handler] as const;
+	});
+	return {
+		signal: controller.signal,
+		release: () => {
+			for (const [name, handler] of handlers) process.off(name, handler);
+		},
+	};
+}
 
 /** The system's reason a file cannot be read, like "no such file or directory (ENOENT)". */
 function readFailure(error: unknown): string {
@@ -40,7 +63,13 @@ function readFailure(error: unknown): string {
 
 /** Write failures an operator can act on; anything else is a bug, for the command runner. */
 function writeFailure(error: unknown): string | null {
-	if (error instanceof DatabaseBusyError || error instanceof ImportAbandonedError) return error.message;
+	if (
+		error instanceof DatabaseBusyError ||
+		error instanceof ImportAbandonedError ||
+		error instanceof ImportStoppedError
+	) {
+		return error.message;
+	}
 	const code = (error as { code?: unknown }).code;
 	if (!(error instanceof Error) || error.name !== "SQLiteError") return null;
 	if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
@@ -96,10 +125,14 @@ export const importCommand: Command = {
 		}
 		// The live line only on a terminal: a log or a pipe gets the summary alone.
 		const live = process.stderr.isTTY ? liveImportProgress(process.stderr, io.clock) : null;
+		const stop = stopOnSignals();
 		let result: ImportResult;
 		try {
 			result = await withStore(config, (store) =>
-				importFaxes(store, document, Math.floor(io.clock() / 1000), (step) => live?.report(step)),
+				importFaxes(store, document, Math.floor(io.clock() / 1000), {
+					onProgress: (step) => live?.report(step),
+					signal: stop.signal,
+				}),
 			);
 		} catch (error) {
 			const failure = writeFailure(error);
@@ -107,6 +140,7 @@ export const importCommand: Command = {
 			say(`${failure}; nothing was imported`);
 			return EXIT.failed;
 		} finally {
+			stop.release();
 			live?.finish();
 		}
 		if (!result.ok) {
