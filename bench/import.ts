@@ -34,6 +34,8 @@ export interface ImportMeasurement {
 	/** Each round's time, in the order run. */
 	rawSeconds: number[];
 	importSeconds: number[];
+	/** Longest the import held the lock in one transaction, as it reports, over all rounds. */
+	longestHoldMs: number;
 	/** Longest wait of another writer for the lock while an import ran, over all rounds. */
 	longestLockMs: number;
 	/** Times the other writer took the lock during the imports. */
@@ -125,17 +127,24 @@ async function probeLock(databasePath: string): Promise<never> {
 	}
 }
 
-async function timed(command: string[], env: Record<string, string>): Promise<number> {
+async function timed(
+	command: string[],
+	env: Record<string, string>,
+): Promise<{ seconds: number; stdout: string }> {
 	const started = performance.now();
 	const child = Bun.spawn(command, {
 		cwd: ROOT,
 		env: { PATH: process.env.PATH ?? "", ...env },
-		stdout: "ignore",
+		stdout: "pipe",
 		stderr: "pipe",
 	});
-	const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+	const [stdout, stderr, code] = await Promise.all([
+		new Response(child.stdout).text(),
+		new Response(child.stderr).text(),
+		child.exited,
+	]);
 	if (code !== 0) throw new Error(`${command.join(" ")} exited ${code}: ${stderr}`);
-	return (performance.now() - started) / 1000;
+	return { seconds: (performance.now() - started) / 1000, stdout };
 }
 
 async function fresh(path: string): Promise<string> {
@@ -147,16 +156,16 @@ async function fresh(path: string): Promise<string> {
 async function importWithProbe(
 	file: string,
 	importPath: string,
-): Promise<{ seconds: number; longestMs: number; takes: number }> {
+): Promise<{ seconds: number; holdMs: number; longestMs: number; takes: number }> {
 	openDatabase(importPath).close();
 	const probe = Bun.spawn([process.execPath, import.meta.path, "--probe", importPath], {
 		stdout: "pipe",
 		stderr: "inherit",
 	});
 	const probeOutput = new Response(probe.stdout).text();
-	let importSeconds: number;
+	let imported: { seconds: number; stdout: string };
 	try {
-		importSeconds = await timed([process.execPath, "bin/fax.ts", "import", file], {
+		imported = await timed([process.execPath, "bin/fax.ts", "import", file], {
 			DATABASE_PATH: importPath,
 		});
 	} finally {
@@ -164,7 +173,8 @@ async function importWithProbe(
 	}
 	const lines = (await probeOutput).trim().split("\n");
 	const { longestMs, takes } = JSON.parse(lines.at(-1) ?? "{}") as { longestMs: number; takes: number };
-	return { seconds: importSeconds, longestMs, takes };
+	const holdMs = Number(/write lock held (\d+) ms at most/.exec(imported.stdout)?.[1] ?? Number.NaN);
+	return { seconds: imported.seconds, holdMs, longestMs, takes };
 }
 
 async function measureOrder(
@@ -181,14 +191,18 @@ async function measureOrder(
 		records,
 		rawSeconds: [],
 		importSeconds: [],
+		longestHoldMs: 0,
 		longestLockMs: 0,
 		lockTakes: 0,
 	};
 	for (let round = 0; round < rounds; round++) {
 		const rawPath = await fresh(join(dir, `${order}-raw.sqlite`));
-		measured.rawSeconds.push(await timed([process.execPath, import.meta.path, "--raw", file, rawPath], {}));
+		measured.rawSeconds.push(
+			(await timed([process.execPath, import.meta.path, "--raw", file, rawPath], {})).seconds,
+		);
 		const imported = await importWithProbe(file, await fresh(join(dir, `${order}-import.sqlite`)));
 		measured.importSeconds.push(imported.seconds);
+		measured.longestHoldMs = Math.max(measured.longestHoldMs, imported.holdMs);
 		measured.longestLockMs = Math.max(measured.longestLockMs, imported.longestMs);
 		measured.lockTakes += imported.takes;
 	}
@@ -226,7 +240,7 @@ const seconds = (values: number[]) => values.map((value) => value.toFixed(1)).jo
 /** The table: medians side by side, their ratio, the longest lock, and every round's times. */
 export function formatImportBench(measured: ImportMeasurement[]): string {
 	const lines = [
-		"order    records   raw INSERT (median)   fax import (median)   import / raw   longest lock (other writer)   rounds: raw | import (s)",
+		"order    records   raw INSERT (median)   fax import (median)   import / raw   lock held   other writer waited   rounds: raw | import (s)",
 	];
 	for (const m of measured) {
 		const raw = median(m.rawSeconds);
@@ -238,6 +252,7 @@ export function formatImportBench(measured: ImportMeasurement[]): string {
 				`${raw.toFixed(1)} s`.padStart(21),
 				`${imported.toFixed(1)} s`.padStart(21),
 				`${(imported / raw).toFixed(2)}×`.padStart(14),
+				`${m.longestHoldMs.toFixed(0)} ms`.padStart(13),
 				`${m.longestLockMs.toFixed(0)} ms (of ${m.lockTakes} takes)`.padStart(24),
 				`   ${seconds(m.rawSeconds)} | ${seconds(m.importSeconds)}`,
 			].join(" "),

@@ -266,6 +266,11 @@ export class FaxStore {
 		return slugs;
 	}
 
+	/** The longest this store held the write lock in one transaction, in milliseconds. */
+	longestLockHoldMs(): number {
+		return this.#lock.longestHoldMs;
+	}
+
 	/** Starts a large import whose rows stay hidden until it is published (staged-import.ts). */
 	beginImport(): Promise<StagedImport> {
 		return StagedImport.begin(this.#imports, this.#lock);

@@ -51,6 +51,8 @@ export class WriteLock {
 	readonly #rollback: Statement;
 	/** Transactions committed through this lock: a connection's data_version does not count its own. */
 	commits = 0;
+	/** The longest any of them held the lock, from BEGIN to the end of COMMIT. */
+	longestHoldMs = 0;
 
 	constructor(db: Database) {
 		this.#db = db;
@@ -81,10 +83,12 @@ export class WriteLock {
 			if (performance.now() >= deadline) throw new DatabaseBusyError(this.#timeoutMs);
 			await Bun.sleep(RETRY_MIN_MS + Math.random() * RETRY_SPREAD_MS);
 		}
+		const began = performance.now();
 		try {
 			const result = work();
 			this.#commit.run();
 			this.commits++;
+			this.longestHoldMs = Math.max(this.longestHoldMs, performance.now() - began);
 			return result;
 		} catch (error) {
 			if (this.#db.inTransaction) this.#rollback.run();

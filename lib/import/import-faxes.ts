@@ -6,6 +6,8 @@ import { ascendingOrder } from "./load-order.ts";
 export interface ImportSummary {
 	imported: number;
 	removed: number;
+	/** The longest the import held the write lock at a time, in milliseconds. */
+	longestLockMs: number;
 }
 
 /** Why nothing of a file was imported. */
@@ -169,5 +171,12 @@ export async function importFaxes(
 		(written) => onProgress?.({ total, validated: total, written }),
 		signal,
 	);
-	return { ok: true, summary: { imported: rows.faxes.length, removed: rows.removedSlugs.length } };
+	return {
+		ok: true,
+		summary: {
+			imported: rows.faxes.length,
+			removed: rows.removedSlugs.length,
+			longestLockMs: store.longestLockHoldMs(),
+		},
+	};
 }

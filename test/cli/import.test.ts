@@ -48,7 +48,9 @@ describe("fax import", () => {
 		expect(result.stderr).toBe("");
 		expect(result.code).toBe(0);
 		expect(result.stdout).toMatch(
-			new RegExp(`^imported 2 faxes and 1 removed faxes from ${file} in \\d+(\\.\\d)? s\n$`),
+			new RegExp(
+				`^imported 2 faxes and 1 removed faxes from ${file} in \\d+(\\.\\d)? s \\(write lock held \\d+ ms at most\\)\n$`,
+			),
 		);
 		const slugs = await listed();
 		expect(slugs).toContain("fax_imported1");
