@@ -266,9 +266,9 @@ export class FaxStore {
 		return slugs;
 	}
 
-	/** The longest this store held the write lock in one transaction, in milliseconds. */
-	longestLockHoldMs(): number {
-		return this.#lock.longestHoldMs;
+	/** The longest write transaction of this store, in milliseconds (WriteLock.longestTransactionMs). */
+	longestTransactionMs(): number {
+		return this.#lock.longestTransactionMs;
 	}
 
 	/** Starts a large import whose rows stay hidden until it is published (staged-import.ts). */

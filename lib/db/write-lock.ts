@@ -51,8 +51,11 @@ export class WriteLock {
 	readonly #rollback: Statement;
 	/** Transactions committed through this lock: a connection's data_version does not count its own. */
 	commits = 0;
-	/** The longest any of them held the lock, from BEGIN to the end of COMMIT. */
-	longestHoldMs = 0;
+	/**
+	 * The longest any of them took, from BEGIN to the end of COMMIT: at least
+	 * the time it held the lock, as a COMMIT may go on to checkpoint the WAL.
+	 */
+	longestTransactionMs = 0;
 
 	constructor(db: Database) {
 		this.#db = db;
@@ -88,7 +91,7 @@ export class WriteLock {
 			const result = work();
 			this.#commit.run();
 			this.commits++;
-			this.longestHoldMs = Math.max(this.longestHoldMs, performance.now() - began);
+			this.longestTransactionMs = Math.max(this.longestTransactionMs, performance.now() - began);
 			return result;
 		} catch (error) {
 			if (this.#db.inTransaction) this.#rollback.run();

@@ -6,8 +6,8 @@ import { ascendingOrder } from "./load-order.ts";
 export interface ImportSummary {
 	imported: number;
 	removed: number;
-	/** The longest the import held the write lock at a time, in milliseconds. */
-	longestLockMs: number;
+	/** The longest write transaction of the import, in milliseconds: at least as long as it held the lock. */
+	longestTransactionMs: number;
 }
 
 /** Why nothing of a file was imported. */
@@ -176,7 +176,7 @@ export async function importFaxes(
 		summary: {
 			imported: rows.faxes.length,
 			removed: rows.removedSlugs.length,
-			longestLockMs: store.longestLockHoldMs(),
+			longestTransactionMs: store.longestTransactionMs(),
 		},
 	};
 }

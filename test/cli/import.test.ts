@@ -49,7 +49,7 @@ describe("fax import", () => {
 		expect(result.code).toBe(0);
 		expect(result.stdout).toMatch(
 			new RegExp(
-				`^imported 2 faxes and 1 removed faxes from ${file} in \\d+(\\.\\d)? s \\(write lock held \\d+ ms at most\\)\n$`,
+				`^imported 2 faxes and 1 removed faxes from ${file} in \\d+(\\.\\d)? s \\(longest write transaction \\d+ ms\\)\n$`,
 			),
 		);
 		const slugs = await listed();

@@ -113,7 +113,7 @@ describe("a large fax import", () => {
 		expect(code).toBe(0);
 		expect(stdout).toMatch(
 			new RegExp(
-				`^imported ${RECORDS} faxes and 0 removed faxes from ${file} in \\d+(\\.\\d)? s \\(write lock held \\d+ ms at most\\)\n$`,
+				`^imported ${RECORDS} faxes and 0 removed faxes from ${file} in \\d+(\\.\\d)? s \\(longest write transaction \\d+ ms\\)\n$`,
 			),
 		);
 		// The server answers from memory: the rows it passed over while hidden are there too.
@@ -233,7 +233,7 @@ describe("import progress", () => {
 		// The live line is cleared before the summary, which is the last line.
 		expect(redraws.at(-1)).toMatch(
 			new RegExp(
-				`^imported ${RECORDS} faxes and 0 removed faxes from ${file} in \\d+(\\.\\d)? s \\(write lock held \\d+ ms at most\\)\r\n$`,
+				`^imported ${RECORDS} faxes and 0 removed faxes from ${file} in \\d+(\\.\\d)? s \\(longest write transaction \\d+ ms\\)\r\n$`,
 			),
 		);
 	}, 60_000);
@@ -244,7 +244,7 @@ describe("import progress", () => {
 		expect(result.stderr).toBe("");
 		expect(result.stdout).toMatch(
 			new RegExp(
-				`^imported 5000 faxes and 0 removed faxes from ${file} in \\d+(\\.\\d)? s \\(write lock held \\d+ ms at most\\)\n$`,
+				`^imported 5000 faxes and 0 removed faxes from ${file} in \\d+(\\.\\d)? s \\(longest write transaction \\d+ ms\\)\n$`,
 			),
 		);
 	}, 60_000);

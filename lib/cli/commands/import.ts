@@ -147,9 +147,9 @@ export const importCommand: Command = {
 			reportInvalid(result, say);
 			return EXIT.failed;
 		}
-		const { imported, removed, longestLockMs } = result.summary;
+		const { imported, removed, longestTransactionMs } = result.summary;
 		io.out(
-			`imported ${imported} faxes and ${removed} removed faxes from ${path} in ${formatSeconds(io.clock() - started)} (write lock held ${Math.round(longestLockMs)} ms at most)`,
+			`imported ${imported} faxes and ${removed} removed faxes from ${path} in ${formatSeconds(io.clock() - started)} (longest write transaction ${Math.round(longestTransactionMs)} ms)`,
 		);
 		return EXIT.ok;
 	},
