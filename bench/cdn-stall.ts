@@ -91,7 +91,7 @@ const env = {
 const db = openDatabase(env.DATABASE_PATH);
 const now = Math.floor(Date.now() / 1000);
 const receivedAt = `${new Date((now - 60) * 1000).toISOString().slice(0, 19)}Z`;
-const imported = importFaxes(
+const imported = await importFaxes(
 	new FaxStore(db),
 	[
 		{

@@ -107,14 +107,14 @@ async function loadAverage(): Promise<string> {
 	return (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
 }
 
-function buildDatabase(path: string, count: number): void {
+async function buildDatabase(path: string, count: number): Promise<void> {
 	const db = openDatabase(path);
 	const store = new FaxStore(db);
 	const now = Math.floor(Date.now() / 1000);
-	store.transaction(() => {
+	await store.write((writer) => {
 		for (let i = 0; i < count; i++) {
 			const sender = SENDERS[i % SENDERS.length] ?? null;
-			store.insert({
+			writer.insert({
 				slug: `fax_bench${i}`,
 				source: i % 3 === 0 ? "email" : "phone",
 				sender: sender === "ACME 42" ? `ACME ${i}` : sender,
@@ -253,7 +253,7 @@ export async function benchSize(
 ): Promise<SizeResult> {
 	const databasePath = join(dir, `bench-${faxes}.sqlite`);
 	const built = performance.now();
-	buildDatabase(databasePath, faxes);
+	await buildDatabase(databasePath, faxes);
 	console.error(`${faxes} faxes built in ${((performance.now() - built) / 1000).toFixed(1)} s`);
 	const redis = new Redis(redisUrl);
 	const loadBefore = await loadAverage();

@@ -3,6 +3,7 @@
  * a bad value is a ConfigError naming the variable, never a stack trace.
  */
 
+import { DEFAULT_BUSY_TIMEOUT_MS, MAX_BUSY_TIMEOUT_MS } from "./db/index.ts";
 import { parseTrustProxy, type TrustedProxies } from "./net/index.ts";
 import { errorMessage } from "./util/index.ts";
 
@@ -41,6 +42,8 @@ export interface Config {
 	trustProxy: TrustedProxies;
 	seedDemo: boolean;
 	purgeIntervalSeconds: number;
+	/** BUSY_TIMEOUT_MS: how long a write waits while another process writes. */
+	busyTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -136,5 +139,6 @@ export function loadConfig(env: Env): Config {
 		seedDemo: flag(env, "SEED_DEMO", value(env, "NODE_ENV") !== "production"),
 		// Timers hold at most 2^31 - 1 ms; a longer interval would fire at once, in a loop.
 		purgeIntervalSeconds: integer(env, "PURGE_INTERVAL", 3600, 0, 2_147_483),
+		busyTimeoutMs: integer(env, "BUSY_TIMEOUT_MS", DEFAULT_BUSY_TIMEOUT_MS, 0, MAX_BUSY_TIMEOUT_MS),
 	};
 }

@@ -96,7 +96,7 @@ function urlOf(host: string, port: number): string {
 export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
 	const clock = options.clock ?? Date.now;
 	const { logger } = options;
-	const db = openDatabase(config.databasePath);
+	const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 	const store = new FaxStore(db);
 	const stats = new FaxStats(db);
 	let rateLimit: RateLimit | undefined;

@@ -26,6 +26,7 @@ const DEFAULTS: Config = {
 	trustProxy: { entries: [], ranges: [] },
 	seedDemo: true,
 	purgeIntervalSeconds: 3600,
+	busyTimeoutMs: 30_000,
 };
 
 function configError(env: Env): ConfigError {
@@ -78,6 +79,7 @@ describe("defaults", () => {
 			"TRUST_PROXY",
 			"SEED_DEMO",
 			"PURGE_INTERVAL",
+			"BUSY_TIMEOUT_MS",
 		]) {
 			blank[name] = name.length % 2 === 0 ? "" : " \t ";
 		}
@@ -106,6 +108,7 @@ describe("values", () => {
 				TRUST_PROXY: "10.0.0.0/8",
 				SEED_DEMO: "0",
 				PURGE_INTERVAL: "0",
+				BUSY_TIMEOUT_MS: "2500",
 			}),
 		).toEqual({
 			port: 8443,
@@ -130,6 +133,7 @@ describe("values", () => {
 			trustProxy: loadConfig({ TRUST_PROXY: "10.0.0.0/8" }).trustProxy,
 			seedDemo: false,
 			purgeIntervalSeconds: 0,
+			busyTimeoutMs: 2500,
 		});
 	});
 
@@ -149,6 +153,8 @@ describe("values", () => {
 
 	test.each([
 		["PURGE_INTERVAL", "2147483", "purgeIntervalSeconds", 2_147_483],
+		["BUSY_TIMEOUT_MS", "0", "busyTimeoutMs", 0],
+		["BUSY_TIMEOUT_MS", "60000", "busyTimeoutMs", 60_000],
 		["REDIS_TIMEOUT_MS", "1", "redisTimeoutMs", 1],
 		["REDIS_TIMEOUT_MS", "60000", "redisTimeoutMs", 60_000],
 		["RATE_LIMIT_WINDOW_SECONDS", "1", "rateLimitWindowSeconds", 1],
@@ -248,6 +254,7 @@ describe("a bad value is a ConfigError naming the variable", () => {
 			{ RATE_LIMIT_PER_MINUTE: "sixty" },
 			'RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, got "sixty"',
 		],
+		[{ BUSY_TIMEOUT_MS: "60001" }, 'BUSY_TIMEOUT_MS must be an integer from 0 to 60000, got "60001"'],
 		[
 			{ RATE_LIMIT_WINDOW_SECONDS: "0" },
 			'RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 3600, got "0"',

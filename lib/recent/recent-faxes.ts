@@ -17,9 +17,13 @@ const DEFAULT_MAX_ENTRIES = 100_000;
 // Faxes leaving the window are dropped in steps of a minute, not one by one.
 const EVICTION_STEP_SECONDS = 60;
 const REMOVED: FaxLookup = { state: "removed" };
-// The text of the list answers remembered between two changes, in characters
-// (a few hundred polls of 100 faxes); past it they start over.
+// The list answers remembered between two changes, in characters of their
+// keys and texts (a few hundred polls of 100 faxes); past it they start over.
 const MAX_ANSWER_CHARS = 4_000_000;
+// What a remembered answer costs beyond its characters (the map entry, two
+// string headers), counted so that many empty answers to distinct queries
+// (`from=` of random senders) stay as bounded as a few long ones.
+const ANSWER_OVERHEAD_CHARS = 64;
 
 /**
  * The newest faxes in memory, each with its JSON text, so that the answers
@@ -35,7 +39,10 @@ const MAX_ANSWER_CHARS = 4_000_000;
  * the last one (one cheap statement); if so, the rows inserted since (by id,
  * which is never reused) and the removals recorded since (by their number) are
  * read in one snapshot and applied. A commit by another process is therefore
- * seen by the very next request, without any full reload.
+ * seen by the very next request, without any full reload. A large import
+ * writes its rows hidden and shows them all at once when it is published:
+ * their ids were passed over while hidden, so the rows of each import
+ * published since are read by import.
  *
  * A list answer depends on nothing but the query and the committed faxes
  * (memory and SQLite answer alike), so each is remembered until the next
@@ -59,6 +66,7 @@ export class RecentFaxes {
 	/** List answers by query, since the last commit. */
 	#answers = new Map<string, string>();
 	#answerChars = 0;
+	#lastPublication = 0;
 
 	constructor(
 		store: FaxStore,
@@ -75,6 +83,7 @@ export class RecentFaxes {
 		store.snapshot(() => {
 			this.#lastId = store.lastFaxId();
 			this.#lastRemoval = store.lastRemoval();
+			this.#lastPublication = store.lastPublication();
 			const rows = store.newestFaxes(this.#coveredAfter, this.#maxEntries + 1);
 			this.#add(rows);
 		});
@@ -98,9 +107,10 @@ export class RecentFaxes {
 		const known = this.#answers.get(key);
 		if (known !== undefined) return known;
 		const answer = this.#answer(query);
-		if (this.#answerChars + answer.length > MAX_ANSWER_CHARS) this.#forgetAnswers();
+		const cost = key.length + answer.length + ANSWER_OVERHEAD_CHARS;
+		if (this.#answerChars + cost > MAX_ANSWER_CHARS) this.#forgetAnswers();
 		this.#answers.set(key, answer);
-		this.#answerChars += answer.length;
+		this.#answerChars += cost;
 		return answer;
 	}
 
@@ -153,6 +163,11 @@ export class RecentFaxes {
 			const last = removals[removals.length - 1];
 			if (last !== undefined) this.#lastRemoval = last.seq;
 			this.#remove(removals.map((removal) => removal.slug));
+			// Rows of a published import with larger ids come with the inserted ones below.
+			for (const { seq, importId } of store.publicationsAfter(this.#lastPublication)) {
+				this.#add(store.importedFaxes(importId, this.#coveredAfter, this.#lastId));
+				this.#lastPublication = seq;
+			}
 			this.#add(store.faxesInsertedAfter(this.#lastId, this.#coveredAfter));
 			this.#lastId = Math.max(this.#lastId, store.lastFaxId());
 		});
