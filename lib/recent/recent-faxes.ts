@@ -94,6 +94,11 @@ export class RecentFaxes {
 		return this.#entries.length;
 	}
 
+	/** Number of list answers remembered since the last commit, for tests of the bound. */
+	get rememberedAnswers(): number {
+		return this.#answers.size;
+	}
+
 	/** Memory holds every live fax received after this time (Unix seconds). */
 	get coveredAfter(): number {
 		return this.#coveredAfter;
