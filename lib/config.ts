@@ -29,6 +29,10 @@ export interface Config {
 	storageDir: string;
 	cdnBaseUrl: string;
 	siteBaseUrl: string;
+	/** A download under /cdn/ answers 503 while this many requests are in flight. */
+	cdnMaxDownloads: number;
+	/** Bun closes a public connection on which nothing moved for this long (a stalled download's too). */
+	idleTimeoutSeconds: number;
 	redisUrl: string | null;
 	redisTimeoutMs: number;
 	/** RATE_LIMIT_PER_MINUTE: requests per window, and the window is a minute unless a test shortens it. */
@@ -122,6 +126,9 @@ export function loadConfig(env: Env): Config {
 		storageDir: value(env, "STORAGE_DIR") ?? "data/storage",
 		cdnBaseUrl: baseUrl(env, "CDN_BASE_URL", `${localBase}/cdn`),
 		siteBaseUrl: baseUrl(env, "SITE_BASE_URL", localBase),
+		cdnMaxDownloads: integer(env, "CDN_MAX_DOWNLOADS", 512, 1, 100_000),
+		// Bun takes at most 255 s.
+		idleTimeoutSeconds: integer(env, "IDLE_TIMEOUT_SECONDS", 30, 1, 255),
 		redisUrl: redisUrl(env),
 		redisTimeoutMs: integer(env, "REDIS_TIMEOUT_MS", 100, 1, 60_000),
 		rateLimitPerWindow: integer(env, "RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000_000),

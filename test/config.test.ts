@@ -16,6 +16,8 @@ const DEFAULTS: Config = {
 	storageDir: "data/storage",
 	cdnBaseUrl: "http://localhost:3000/cdn",
 	siteBaseUrl: "http://localhost:3000",
+	cdnMaxDownloads: 512,
+	idleTimeoutSeconds: 30,
 	redisUrl: null,
 	redisTimeoutMs: 100,
 	rateLimitPerWindow: 60,
@@ -96,6 +98,8 @@ describe("values", () => {
 				STORAGE_DIR: " /var/lib/testfax/storage ",
 				CDN_BASE_URL: "https://cdn.example.com/files",
 				SITE_BASE_URL: "https://www.example.com",
+				CDN_MAX_DOWNLOADS: "64",
+				IDLE_TIMEOUT_SECONDS: "5",
 				REDIS_URL: "rediss://:secret@redis.example.com:6380/2",
 				REDIS_TIMEOUT_MS: "250",
 				RATE_LIMIT_PER_MINUTE: "120",
@@ -119,6 +123,8 @@ describe("values", () => {
 			storageDir: "/var/lib/testfax/storage",
 			cdnBaseUrl: "https://cdn.example.com/files",
 			siteBaseUrl: "https://www.example.com",
+			cdnMaxDownloads: 64,
+			idleTimeoutSeconds: 5,
 			redisUrl: "rediss://:secret@redis.example.com:6380/2",
 			redisTimeoutMs: 250,
 			rateLimitPerWindow: 120,
@@ -153,6 +159,8 @@ describe("values", () => {
 		["REDIS_TIMEOUT_MS", "60000", "redisTimeoutMs", 60_000],
 		["RATE_LIMIT_WINDOW_SECONDS", "1", "rateLimitWindowSeconds", 1],
 		["RATE_LIMIT_WINDOW_SECONDS", "3600", "rateLimitWindowSeconds", 3600],
+		["CDN_MAX_DOWNLOADS", "100000", "cdnMaxDownloads", 100_000],
+		["IDLE_TIMEOUT_SECONDS", "255", "idleTimeoutSeconds", 255],
 	] as const)("%s=%s is its bound", (name, raw, key, expected) => {
 		expect(loadConfig({ [name]: raw })[key]).toBe(expected);
 	});

@@ -17,6 +17,9 @@ const DEFAULT_MAX_ENTRIES = 100_000;
 // Faxes leaving the window are dropped in steps of a minute, not one by one.
 const EVICTION_STEP_SECONDS = 60;
 const REMOVED: FaxLookup = { state: "removed" };
+// The text of the list answers remembered between two changes, in characters
+// (a few hundred polls of 100 faxes); past it they start over.
+const MAX_ANSWER_CHARS = 4_000_000;
 
 /**
  * The newest faxes in memory, each with its JSON text, so that the answers
@@ -36,6 +39,11 @@ const REMOVED: FaxLookup = { state: "removed" };
  * writes its rows hidden and shows them all at once when it is published:
  * their ids were passed over while hidden, so the rows of each import
  * published since are read by import.
+ *
+ * A list answer depends on nothing but the query and the committed faxes
+ * (memory and SQLite answer alike), so each is remembered until the next
+ * commit: the clients polling the same question in one second get the same
+ * text, joined once.
  */
 export class RecentFaxes {
 	readonly #store: FaxStore;
@@ -52,6 +60,9 @@ export class RecentFaxes {
 	#lastId = 0;
 	#lastRemoval = 0;
 	#lastPublication = 0;
+	/** List answers by query, since the last commit. */
+	#answers = new Map<string, string>();
+	#answerChars = 0;
 
 	constructor(
 		store: FaxStore,
@@ -88,6 +99,18 @@ export class RecentFaxes {
 	list(query: ListQuery, nowSeconds: number): string {
 		this.#sync(nowSeconds);
 		const { after, sender, limit } = query;
+		const key = `${limit}/${after}/${sender.kind === "key" ? `key/${sender.key}` : sender.kind}`;
+		const known = this.#answers.get(key);
+		if (known !== undefined) return known;
+		const answer = this.#answer(query);
+		if (this.#answerChars + answer.length > MAX_ANSWER_CHARS) this.#forgetAnswers();
+		this.#answers.set(key, answer);
+		this.#answerChars += answer.length;
+		return answer;
+	}
+
+	#answer(query: ListQuery): string {
+		const { after, sender, limit } = query;
 		const entries =
 			sender.kind === "any"
 				? this.#entries
@@ -114,11 +137,18 @@ export class RecentFaxes {
 	#sync(nowSeconds: number): void {
 		const changeCount = this.#store.changeCount();
 		if (changeCount !== this.#changeCount) {
-			this.#changeCount = changeCount;
+			this.#forgetAnswers();
+			// Taken as seen only once applied: a refresh that failed is tried again by the next request.
 			this.#refresh();
+			this.#changeCount = changeCount;
 		}
 		const horizon = nowSeconds - this.#windowSeconds;
 		if (horizon >= this.#coveredAfter + EVICTION_STEP_SECONDS) this.#dropUpTo(horizon);
+	}
+
+	#forgetAnswers(): void {
+		this.#answers.clear();
+		this.#answerChars = 0;
 	}
 
 	#refresh(): void {
