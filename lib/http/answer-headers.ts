@@ -1,3 +1,4 @@
+import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import { FORBIDDEN_TEXT } from "./answer-schemas.ts";
 import type { requestLog } from "./request-log.ts";
@@ -5,14 +6,19 @@ import type { requestLog } from "./request-log.ts";
 // CORS for a public, credential-free API: every answer allows any origin and
 // exposes the rate-limit headers; the methods and the one simple request header
 // are stated on every answer as well as on preflights.
-const EVERY_ANSWER = {
-	"access-control-allow-origin": "*",
-	"access-control-allow-methods": "GET, HEAD, OPTIONS",
-	"access-control-allow-headers": "Accept",
-	"access-control-expose-headers":
+const CORS = cors({
+	origin: "*",
+	credentials: false,
+	// One string, not a list the plugin would join on every request.
+	methods: "GET, HEAD, OPTIONS",
+	allowedHeaders: "Accept",
+	exposeHeaders:
 		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
-	"cache-control": "no-store, private",
-};
+	// Preflights are answered below: the plugin's own answer echoes
+	// "undefined" for a plain OPTIONS and treats every OPTIONS as one.
+	preflight: false,
+});
+const NO_STORE = { "cache-control": "no-store, private" };
 const PREFLIGHT_MAX_AGE = String(24 * 3600);
 
 /**
@@ -20,28 +26,30 @@ const PREFLIGHT_MAX_AGE = String(24 * 3600);
  * answer to a preflight, and the 403 of the default Python `urllib` agent.
  * Neither of the last two reaches a route, so neither is counted by the rate
  * limit; both are reported to the request log here.
- *
- * The headers are one constant set that Elysia copies into each answer, rather
- * than a CORS plugin's hook recomputing them on every request (and a second
- * hook deleting the `Vary: *` it added).
  */
 export function answerHeaders(reportEarly: ReturnType<typeof requestLog>["reportEarly"]) {
-	return new Elysia().headers(EVERY_ANSWER).onRequest(({ request, set, server }) => {
-		if (request.method === "OPTIONS") {
-			const method = request.headers.get("access-control-request-method");
-			if (method === null) return;
-			set.status = 204;
-			const asked = request.headers.get("access-control-request-headers");
-			if (asked) set.headers["access-control-allow-headers"] = asked;
-			set.headers["access-control-max-age"] = PREFLIGHT_MAX_AGE;
-			reportEarly(request, set, server);
-			return new Response(null, { status: 204 });
-		}
-		if (request.headers.get("user-agent")?.startsWith("Python-urllib/")) {
-			set.status = 403;
-			set.headers["content-type"] = "text/plain; charset=utf-8";
-			reportEarly(request, set, server);
-			return FORBIDDEN_TEXT;
-		}
-	});
+	return new Elysia()
+		.use(CORS)
+		.headers(NO_STORE)
+		.onRequest(({ request, set, server }) => {
+			// The plugin marks every answer `Vary: *` for a wildcard origin; the
+			// answer does not vary by origin, and caches must not keep it anyway.
+			delete set.headers.vary;
+			if (request.method === "OPTIONS") {
+				const method = request.headers.get("access-control-request-method");
+				if (method === null) return;
+				set.status = 204;
+				const asked = request.headers.get("access-control-request-headers");
+				if (asked) set.headers["access-control-allow-headers"] = asked;
+				set.headers["access-control-max-age"] = PREFLIGHT_MAX_AGE;
+				reportEarly(request, set, server);
+				return new Response(null, { status: 204 });
+			}
+			if (request.headers.get("user-agent")?.startsWith("Python-urllib/")) {
+				set.status = 403;
+				set.headers["content-type"] = "text/plain; charset=utf-8";
+				reportEarly(request, set, server);
+				return FORBIDDEN_TEXT;
+			}
+		});
 }

@@ -17,9 +17,13 @@ const DEFAULT_MAX_ENTRIES = 100_000;
 // Faxes leaving the window are dropped in steps of a minute, not one by one.
 const EVICTION_STEP_SECONDS = 60;
 const REMOVED: FaxLookup = { state: "removed" };
-// The text of the list answers remembered between two changes, in characters
-// (a few hundred polls of 100 faxes); past it they start over.
+// The list answers remembered between two changes, in characters of their
+// keys and texts (a few hundred polls of 100 faxes); past it they start over.
 const MAX_ANSWER_CHARS = 4_000_000;
+// What a remembered answer costs beyond its characters (the map entry, two
+// string headers), counted so that many empty answers to distinct queries
+// (`from=` of random senders) stay as bounded as a few long ones.
+const ANSWER_OVERHEAD_CHARS = 64;
 
 /**
  * The newest faxes in memory, each with its JSON text, so that the answers
@@ -59,10 +63,10 @@ export class RecentFaxes {
 	#changeCount: number;
 	#lastId = 0;
 	#lastRemoval = 0;
-	#lastPublication = 0;
 	/** List answers by query, since the last commit. */
 	#answers = new Map<string, string>();
 	#answerChars = 0;
+	#lastPublication = 0;
 
 	constructor(
 		store: FaxStore,
@@ -90,6 +94,11 @@ export class RecentFaxes {
 		return this.#entries.length;
 	}
 
+	/** Number of list answers remembered since the last commit, for tests of the bound. */
+	get rememberedAnswers(): number {
+		return this.#answers.size;
+	}
+
 	/** Memory holds every live fax received after this time (Unix seconds). */
 	get coveredAfter(): number {
 		return this.#coveredAfter;
@@ -103,9 +112,10 @@ export class RecentFaxes {
 		const known = this.#answers.get(key);
 		if (known !== undefined) return known;
 		const answer = this.#answer(query);
-		if (this.#answerChars + answer.length > MAX_ANSWER_CHARS) this.#forgetAnswers();
+		const cost = key.length + answer.length + ANSWER_OVERHEAD_CHARS;
+		if (this.#answerChars + cost > MAX_ANSWER_CHARS) this.#forgetAnswers();
 		this.#answers.set(key, answer);
-		this.#answerChars += answer.length;
+		this.#answerChars += cost;
 		return answer;
 	}
 

@@ -65,3 +65,17 @@ test("memory holds at most maxEntries faxes: the newest, never half of one secon
 		'["fax_new","fax_b5","fax_b4","fax_b3","fax_b2"]',
 	);
 });
+
+test("remembered answers are bounded by what they cost, also when each is an empty list", async () => {
+	const store = await storeWith([NOW - 10]);
+	const recent = new RecentFaxes(store, json, NOW);
+	// Distinct senders nobody has: every answer is "[]", 2 characters, and a
+	// new entry; counted by their text alone, all 100,000 were kept.
+	for (let i = 0; i < 100_000; i++) {
+		expect(recent.list({ after: NOW - 60, sender: { kind: "key", key: `+1555${i}` }, limit: 1 }, NOW)).toBe(
+			"[]",
+		);
+	}
+	expect(recent.rememberedAnswers).toBeLessThan(50_000);
+	expect(recent.rememberedAnswers).toBeGreaterThan(0);
+});
