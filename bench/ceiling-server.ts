@@ -20,7 +20,7 @@ const server = Bun.serve({
 		if (counted > limit) return tooMany(limit, msLeft);
 		const url = request.url;
 		const [status, body] = bodies.get(url.slice(url.indexOf("/", 8))) ?? [404, '{"message":""}'];
-		return answer(status, body, limit, counted);
+		return answer(status, body, limit, counted, msLeft);
 	},
 });
 console.error(`listening on http://127.0.0.1:${server.port}`);

@@ -18,6 +18,10 @@ export interface LoadTarget {
 	paths: string[];
 	/** X-Forwarded-For values, sent in turn beside the paths; none when empty. */
 	clients?: string[];
+	/** The n-th request's X-Forwarded-For instead of `clients`: a flood of distinct addresses. */
+	clientOf?: (n: number) => string;
+	/** Ends the load after this many requests, if that comes before its time. */
+	maxRequests?: number;
 }
 
 const HEADER_END = Buffer.from("\r\n\r\n");
@@ -46,8 +50,15 @@ function answerLength(buffer: Buffer): { length: number; status: number } | null
 	return { length: end + HEADER_END.length + bodyLength, status: Number(head.slice(9, 12)) };
 }
 
+function flooding(path: string, clientOf: (n: number) => string): (n: number) => string {
+	return (n) =>
+		`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: testfax-bench/1.0\r\nX-Forwarded-For: ${clientOf(n)}\r\n\r\n`;
+}
+
 export async function runLoad(target: LoadTarget, seconds: number, connections: number): Promise<LoadResult> {
 	const requests = encodeRequests(target);
+	const flood = target.clientOf && flooding(target.paths[0] ?? "/", target.clientOf);
+	const maxRequests = target.maxRequests ?? Number.POSITIVE_INFINITY;
 	const latencies: number[] = [];
 	const statuses: Record<number, number> = {};
 	let next = 0;
@@ -60,7 +71,8 @@ export async function runLoad(target: LoadTarget, seconds: number, connections: 
 			let sentAt = 0;
 			const send = (socket: Bun.Socket) => {
 				sentAt = performance.now();
-				socket.write(requests[next++ % requests.length] as Buffer);
+				const n = next++;
+				socket.write(flood ? flood(n) : (requests[n % requests.length] as Buffer));
 			};
 			Bun.connect({
 				hostname: "127.0.0.1",
@@ -75,7 +87,7 @@ export async function runLoad(target: LoadTarget, seconds: number, connections: 
 						const now = performance.now();
 						latencies.push(now - sentAt);
 						statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-						if (now < end) send(socket);
+						if (now < end && next < maxRequests) send(socket);
 						else socket.end();
 					},
 					close: () => resolve(),

@@ -49,7 +49,7 @@ const server = Bun.serve({
 	async fetch(request) {
 		const [counted, msLeft] = await count(request.headers.get("x-forwarded-for") ?? "");
 		if (counted > limit) return tooMany(limit, msLeft);
-		return answer(200, body(new URL(request.url)), limit, counted);
+		return answer(200, body(new URL(request.url)), limit, counted, msLeft);
 	},
 });
 console.error(`listening on http://127.0.0.1:${server.port}`);

@@ -3,7 +3,8 @@
 export const TOO_MANY = '{"message":"Too Many Attempts."}';
 
 const FIXED_HEADERS = {
-	"access-control-expose-headers": "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
+	"access-control-expose-headers":
+		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
 	"access-control-allow-headers": "Accept",
 	"access-control-allow-origin": "*",
 	"access-control-allow-methods": "GET, HEAD, OPTIONS",
@@ -11,15 +12,30 @@ const FIXED_HEADERS = {
 	"content-type": "application/json; charset=utf-8",
 };
 
+const WINDOW_SECONDS = 60;
+const secondsLeft = (msLeft: number) => Math.max(1, Math.ceil(msLeft / 1000));
+
+/** The rate-limit headers of an answer with `remaining` requests left in a window ending in `msLeft` ms. */
+function limitHeaders(limit: number, remaining: number, msLeft: number) {
+	return {
+		"x-ratelimit-limit": String(limit),
+		"x-ratelimit-remaining": String(remaining),
+		"ratelimit-policy": `"default";q=${limit};w=${WINDOW_SECONDS}`,
+		ratelimit: `"default";r=${remaining};t=${secondsLeft(msLeft)}`,
+	};
+}
+
 /** A 200 (or another status) with the rate-limit headers of the `count`-th request of a window. */
-export function answer(status: number, body: string, limit: number, count: number): Response {
+export function answer(
+	status: number,
+	body: string,
+	limit: number,
+	count: number,
+	msLeft = 60_000,
+): Response {
 	return new Response(body, {
 		status,
-		headers: {
-			...FIXED_HEADERS,
-			"x-ratelimit-limit": String(limit),
-			"x-ratelimit-remaining": String(Math.max(0, limit - count)),
-		},
+		headers: { ...FIXED_HEADERS, ...limitHeaders(limit, Math.max(0, limit - count), msLeft) },
 	});
 }
 
@@ -29,9 +45,8 @@ export function tooMany(limit: number, msLeft: number): Response {
 		status: 429,
 		headers: {
 			...FIXED_HEADERS,
-			"x-ratelimit-limit": String(limit),
-			"x-ratelimit-remaining": "0",
-			"retry-after": String(Math.max(1, Math.ceil(msLeft / 1000))),
+			...limitHeaders(limit, 0, msLeft),
+			"retry-after": String(secondsLeft(msLeft)),
 			"x-ratelimit-reset": String(Math.ceil((Date.now() + msLeft) / 1000)),
 		},
 	});

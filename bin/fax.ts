@@ -1,4 +1,4 @@
-import { COMMANDS, runCli } from "../lib/cli/index.ts";
+import { loadCommands, runCli } from "../lib/cli/index.ts";
 
 async function readStdinUpTo(limit: number): Promise<Uint8Array> {
 	const chunks: Uint8Array[] = [];
@@ -11,7 +11,8 @@ async function readStdinUpTo(limit: number): Promise<Uint8Array> {
 	return Buffer.concat(chunks, Math.min(length, limit));
 }
 
-const exitCode = await runCli(COMMANDS, process.argv.slice(2), {
+const argv = process.argv.slice(2);
+const exitCode = await runCli(await loadCommands(argv[0]), argv, {
 	env: process.env,
 	out: (text) => console.log(text),
 	err: (text) => console.error(text),

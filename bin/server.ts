@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from "../lib/config.ts";
 import { DatabaseOpenError } from "../lib/db/index.ts";
 import { createLogger, standardOutput } from "../lib/log/index.ts";
 import { StartupError, startServer } from "../lib/server.ts";
+import { completeTracingChannel } from "../lib/util/index.ts";
 
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 
@@ -9,6 +10,7 @@ const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 // exit code, not a stack trace: 2 for a bad value, 1 for the disk or the network.
 // Standard error carries only these lines and the address once listening;
 // everything else is the structured log on standard output.
+completeTracingChannel();
 try {
 	const config = loadConfig(process.env);
 	const logger = createLogger(config.logLevel, await standardOutput());

@@ -3,6 +3,7 @@
  * a bad value is a ConfigError naming the variable, never a stack trace.
  */
 
+import { DEFAULT_BUSY_TIMEOUT_MS, MAX_BUSY_TIMEOUT_MS } from "./db/index.ts";
 import { parseTrustProxy, type TrustedProxies } from "./net/index.ts";
 import { errorMessage } from "./util/index.ts";
 
@@ -28,6 +29,10 @@ export interface Config {
 	storageDir: string;
 	cdnBaseUrl: string;
 	siteBaseUrl: string;
+	/** A download under /cdn/ answers 503 while this many requests are in flight. */
+	cdnMaxDownloads: number;
+	/** Bun closes a public connection on which nothing moved for this long (a stalled download's too). */
+	idleTimeoutSeconds: number;
 	redisUrl: string | null;
 	redisTimeoutMs: number;
 	/** RATE_LIMIT_PER_MINUTE: requests per window, and the window is a minute unless a test shortens it. */
@@ -37,6 +42,8 @@ export interface Config {
 	trustProxy: TrustedProxies;
 	seedDemo: boolean;
 	purgeIntervalSeconds: number;
+	/** BUSY_TIMEOUT_MS: how long a write waits while another process writes. */
+	busyTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -119,6 +126,9 @@ export function loadConfig(env: Env): Config {
 		storageDir: value(env, "STORAGE_DIR") ?? "data/storage",
 		cdnBaseUrl: baseUrl(env, "CDN_BASE_URL", `${localBase}/cdn`),
 		siteBaseUrl: baseUrl(env, "SITE_BASE_URL", localBase),
+		cdnMaxDownloads: integer(env, "CDN_MAX_DOWNLOADS", 512, 1, 100_000),
+		// Bun takes at most 255 s.
+		idleTimeoutSeconds: integer(env, "IDLE_TIMEOUT_SECONDS", 30, 1, 255),
 		redisUrl: redisUrl(env),
 		redisTimeoutMs: integer(env, "REDIS_TIMEOUT_MS", 100, 1, 60_000),
 		rateLimitPerWindow: integer(env, "RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000_000),
@@ -129,5 +139,6 @@ export function loadConfig(env: Env): Config {
 		seedDemo: flag(env, "SEED_DEMO", value(env, "NODE_ENV") !== "production"),
 		// Timers hold at most 2^31 - 1 ms; a longer interval would fire at once, in a loop.
 		purgeIntervalSeconds: integer(env, "PURGE_INTERVAL", 3600, 0, 2_147_483),
+		busyTimeoutMs: integer(env, "BUSY_TIMEOUT_MS", DEFAULT_BUSY_TIMEOUT_MS, 0, MAX_BUSY_TIMEOUT_MS),
 	};
 }

@@ -59,11 +59,29 @@ async function seedIfEmpty(store: FaxStore, config: Config, nowSeconds: number):
 
 type App = ReturnType<typeof createApp> | ReturnType<typeof createAdminApp>;
 
-function listen(app: App, port: number, hostname: string, reusePort: boolean, names: string): number {
+// Elysia's default; probes and scrapes are short.
+const ADMIN_IDLE_SECONDS = 30;
+// No route reads a request body, and Bun drains an unread one without keeping
+// it, so a body of any size gets the app's answer (405 with every header the
+// contract asks for) instead of Bun's bare 413 past its default 128 MiB.
+const UNREAD_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
+
+interface Listening {
+	port: number;
+	hostname: string;
+	reusePort: boolean;
+	/** Bun closes a connection on which nothing moved for this long, a stalled download's too. */
+	idleTimeout: number;
+	/** Past this declared body size Bun answers a bare 413 before the app sees the request. */
+	maxRequestBodySize: number;
+}
+
+function listen(app: App, options: Listening, names: string): number {
+	const { port, hostname } = options;
 	try {
 		// Elysia asks Bun for SO_REUSEPORT unless told otherwise; a second
 		// instance on a busy port would then start and take part of the traffic.
-		app.listen({ port, hostname, reusePort });
+		app.listen(options);
 	} catch (error) {
 		throw new StartupError(`cannot listen on ${hostname} port ${port} (${names}): ${errorMessage(error)}`);
 	}
@@ -78,7 +96,7 @@ function urlOf(host: string, port: number): string {
 export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
 	const clock = options.clock ?? Date.now;
 	const { logger } = options;
-	const db = openDatabase(config.databasePath);
+	const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 	const store = new FaxStore(db);
 	const stats = new FaxStats(db);
 	let rateLimit: RateLimit | undefined;
@@ -103,12 +121,13 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 		const limit = rateLimit;
 		const metrics = new ServiceMetrics({ rateLimit: limit.status, stats, clock });
 		const clientKey = createClientKeyResolver(config.trustProxy);
-		const observer = createRequestObserver({ logger, metrics, clientKey });
+		const observer = createRequestObserver({ logger, metrics });
 		let draining = false;
 		const services = {
 			store,
 			faxes,
 			storageDir: config.storageDir,
+			maxDownloads: config.cdnMaxDownloads,
 			apiDescription: apiDescriptionText(ROUTE_FILES),
 			operations: {
 				isDraining: () => draining,
@@ -126,12 +145,32 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			clock,
 			observer,
 		});
-		const port = listen(publicApp, config.port, config.host, config.reusePort, "HOST, PORT, REUSE_PORT");
+		const port = listen(
+			publicApp,
+			{
+				port: config.port,
+				hostname: config.host,
+				reusePort: config.reusePort,
+				idleTimeout: config.idleTimeoutSeconds,
+				maxRequestBodySize: UNREAD_BODY_LIMIT,
+			},
+			"HOST, PORT, REUSE_PORT",
+		);
 		const adminApp = createAdminApp({ routes: ROUTE_FILES, services, observer });
 		let adminPort: number;
 		try {
 			// The admin port is never shared: a probe must reach the instance it asks about.
-			adminPort = listen(adminApp, config.adminPort, config.adminHost, false, "ADMIN_HOST, ADMIN_PORT");
+			adminPort = listen(
+				adminApp,
+				{
+					port: config.adminPort,
+					hostname: config.adminHost,
+					reusePort: false,
+					idleTimeout: ADMIN_IDLE_SECONDS,
+					maxRequestBodySize: UNREAD_BODY_LIMIT,
+				},
+				"ADMIN_HOST, ADMIN_PORT",
+			);
 		} catch (error) {
 			await publicApp.stop(true);
 			throw error;

@@ -16,6 +16,8 @@ const DEFAULTS: Config = {
 	storageDir: "data/storage",
 	cdnBaseUrl: "http://localhost:3000/cdn",
 	siteBaseUrl: "http://localhost:3000",
+	cdnMaxDownloads: 512,
+	idleTimeoutSeconds: 30,
 	redisUrl: null,
 	redisTimeoutMs: 100,
 	rateLimitPerWindow: 60,
@@ -24,6 +26,7 @@ const DEFAULTS: Config = {
 	trustProxy: { entries: [], ranges: [] },
 	seedDemo: true,
 	purgeIntervalSeconds: 3600,
+	busyTimeoutMs: 30_000,
 };
 
 function configError(env: Env): ConfigError {
@@ -76,6 +79,7 @@ describe("defaults", () => {
 			"TRUST_PROXY",
 			"SEED_DEMO",
 			"PURGE_INTERVAL",
+			"BUSY_TIMEOUT_MS",
 		]) {
 			blank[name] = name.length % 2 === 0 ? "" : " \t ";
 		}
@@ -94,6 +98,8 @@ describe("values", () => {
 				STORAGE_DIR: " /var/lib/testfax/storage ",
 				CDN_BASE_URL: "https://cdn.example.com/files",
 				SITE_BASE_URL: "https://www.example.com",
+				CDN_MAX_DOWNLOADS: "64",
+				IDLE_TIMEOUT_SECONDS: "5",
 				REDIS_URL: "rediss://:secret@redis.example.com:6380/2",
 				REDIS_TIMEOUT_MS: "250",
 				RATE_LIMIT_PER_MINUTE: "120",
@@ -102,6 +108,7 @@ describe("values", () => {
 				TRUST_PROXY: "10.0.0.0/8",
 				SEED_DEMO: "0",
 				PURGE_INTERVAL: "0",
+				BUSY_TIMEOUT_MS: "2500",
 			}),
 		).toEqual({
 			port: 8443,
@@ -116,6 +123,8 @@ describe("values", () => {
 			storageDir: "/var/lib/testfax/storage",
 			cdnBaseUrl: "https://cdn.example.com/files",
 			siteBaseUrl: "https://www.example.com",
+			cdnMaxDownloads: 64,
+			idleTimeoutSeconds: 5,
 			redisUrl: "rediss://:secret@redis.example.com:6380/2",
 			redisTimeoutMs: 250,
 			rateLimitPerWindow: 120,
@@ -124,6 +133,7 @@ describe("values", () => {
 			trustProxy: loadConfig({ TRUST_PROXY: "10.0.0.0/8" }).trustProxy,
 			seedDemo: false,
 			purgeIntervalSeconds: 0,
+			busyTimeoutMs: 2500,
 		});
 	});
 
@@ -143,10 +153,14 @@ describe("values", () => {
 
 	test.each([
 		["PURGE_INTERVAL", "2147483", "purgeIntervalSeconds", 2_147_483],
+		["BUSY_TIMEOUT_MS", "0", "busyTimeoutMs", 0],
+		["BUSY_TIMEOUT_MS", "60000", "busyTimeoutMs", 60_000],
 		["REDIS_TIMEOUT_MS", "1", "redisTimeoutMs", 1],
 		["REDIS_TIMEOUT_MS", "60000", "redisTimeoutMs", 60_000],
 		["RATE_LIMIT_WINDOW_SECONDS", "1", "rateLimitWindowSeconds", 1],
 		["RATE_LIMIT_WINDOW_SECONDS", "3600", "rateLimitWindowSeconds", 3600],
+		["CDN_MAX_DOWNLOADS", "100000", "cdnMaxDownloads", 100_000],
+		["IDLE_TIMEOUT_SECONDS", "255", "idleTimeoutSeconds", 255],
 	] as const)("%s=%s is its bound", (name, raw, key, expected) => {
 		expect(loadConfig({ [name]: raw })[key]).toBe(expected);
 	});
@@ -240,6 +254,7 @@ describe("a bad value is a ConfigError naming the variable", () => {
 			{ RATE_LIMIT_PER_MINUTE: "sixty" },
 			'RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000, got "sixty"',
 		],
+		[{ BUSY_TIMEOUT_MS: "60001" }, 'BUSY_TIMEOUT_MS must be an integer from 0 to 60000, got "60001"'],
 		[
 			{ RATE_LIMIT_WINDOW_SECONDS: "0" },
 			'RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 3600, got "0"',

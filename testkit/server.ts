@@ -61,8 +61,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 	const config = loadConfig(env);
 	const clock = options.clock ?? Date.now;
 	if (options.faxes) {
-		const db = openDatabase(config.databasePath);
-		const result = importFaxes(new FaxStore(db), options.faxes, Math.floor(clock() / 1000));
+		const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
+		const result = await importFaxes(new FaxStore(db), options.faxes, Math.floor(clock() / 1000));
 		db.close();
 		if (!result.ok) throw new Error(`test fixtures are invalid: ${result.errors.join("; ")}`);
 	}

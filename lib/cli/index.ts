@@ -1,12 +1,25 @@
 // The operator commands behind `fax <command>`: the write side of the service.
-import { importCommand } from "./commands/import.ts";
-import { ingestCommand } from "./commands/ingest.ts";
-import { purgeCommand } from "./commands/purge.ts";
-import { removeCommand } from "./commands/remove.ts";
-import { waitCommand } from "./commands/wait.ts";
+import type { Command } from "./command.ts";
 
 export { type CommandIO, EXIT } from "./command.ts";
 export { runCli } from "./run-cli.ts";
 
-/** Every command, in the order `fax --help` lists them. */
-export const COMMANDS = [importCommand, ingestCommand, removeCommand, purgeCommand, waitCommand];
+/** Every command, in the order `fax --help` lists them, each loaded only when asked for. */
+const LOADERS: Record<string, () => Promise<Command>> = {
+	import: async () => (await import("./commands/import.ts")).importCommand,
+	ingest: async () => (await import("./commands/ingest.ts")).ingestCommand,
+	remove: async () => (await import("./commands/remove.ts")).removeCommand,
+	purge: async () => (await import("./commands/purge.ts")).purgeCommand,
+	wait: async () => (await import("./commands/wait.ts")).waitCommand,
+};
+
+/**
+ * The command `name` alone when there is one of that name, otherwise all of
+ * them (for the overview). Loading every command's modules would double the
+ * start-up time of `fax ingest`, which a waiting client sees.
+ */
+export async function loadCommands(name: string | undefined): Promise<Command[]> {
+	const loader = name !== undefined && Object.hasOwn(LOADERS, name) ? LOADERS[name] : undefined;
+	if (loader) return [await loader()];
+	return Promise.all(Object.values(LOADERS).map((load) => load()));
+}

@@ -6,7 +6,7 @@ export async function withStore<T>(
 	config: Config,
 	work: (store: FaxStore, storageDir: string) => Promise<T> | T,
 ): Promise<T> {
-	const db = openDatabase(config.databasePath);
+	const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 	try {
 		return await work(new FaxStore(db), config.storageDir);
 	} finally {

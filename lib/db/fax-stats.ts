@@ -1,4 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
+import { visibleRows } from "./fax-store.ts";
+
+const VISIBLE = visibleRows("faxes");
 
 export interface ReceivedCounts {
 	processed: number;
@@ -18,9 +21,11 @@ export class FaxStats {
 	constructor(db: Database) {
 		this.#ping = db.prepare("SELECT 1 FROM faxes LIMIT 1");
 		this.#received = db.prepare(
-			"SELECT count(*) AS total, count(page_count) AS processed FROM faxes WHERE received_at > $after",
+			`SELECT count(*) AS total, count(page_count) AS processed FROM faxes WHERE received_at > $after AND ${VISIBLE}`,
 		);
-		this.#latest = db.prepare("SELECT max(received_at) AS latest FROM faxes");
+		this.#latest = db.prepare(
+			`SELECT received_at AS latest FROM faxes WHERE ${VISIBLE} ORDER BY received_at DESC LIMIT 1`,
+		);
 	}
 
 	/** Reads a page of the faxes table; throws when the database cannot answer. */

@@ -1,5 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { type FaxRow, storedSenderKey } from "../fax/index.ts";
+import { cleanAbandonedImports, ImportStatements, StagedImport } from "./staged-import.ts";
+import { WriteLock } from "./write-lock.ts";
 
 export type SenderFilter = { kind: "any" } | { kind: "unknown" } | { kind: "key"; key: string };
 
@@ -20,6 +22,12 @@ export interface StoredFax extends FaxRow {
 	sender_key: string | null;
 }
 
+/** A large import made visible, in the order of publication (staged-import.ts). */
+export interface Publication {
+	seq: number;
+	importId: number;
+}
+
 /** A slug removed on request or by the purge, in the order of removal. */
 export interface Removal {
 	seq: number;
@@ -29,12 +37,33 @@ export interface Removal {
 const COLUMNS = "slug, source, sender, received_at, page_count, file_size";
 const NEWEST_FIRST = "ORDER BY received_at DESC, id DESC LIMIT $limit";
 
+/**
+ * The rows every read and every removal sees: all but those of a large import
+ * that is not published yet (staged-import.ts). Stated positively, so a row
+ * whose import is unknown (abandoned, being cleaned up) stays hidden.
+ */
+export function visibleRows(table: "faxes" | "removed_faxes"): string {
+	return `(${table}.import_id IS NULL OR EXISTS (SELECT 1 FROM fax_imports WHERE fax_imports.id = ${table}.import_id AND fax_imports.state = 'published'))`;
+}
+
+const VISIBLE = visibleRows("faxes");
+
 /** The list statements, one per filter shape; each is served by an index (see the plan test). */
 export const LIST_SQL = {
-	any: `SELECT ${COLUMNS} FROM faxes WHERE received_at > $after ${NEWEST_FIRST}`,
-	unknown: `SELECT ${COLUMNS} FROM faxes WHERE sender_key IS NULL AND received_at > $after ${NEWEST_FIRST}`,
-	key: `SELECT ${COLUMNS} FROM faxes WHERE sender_key = $key AND received_at > $after ${NEWEST_FIRST}`,
+	any: `SELECT ${COLUMNS} FROM faxes WHERE received_at > $after AND ${VISIBLE} ${NEWEST_FIRST}`,
+	unknown: `SELECT ${COLUMNS} FROM faxes WHERE sender_key IS NULL AND received_at > $after AND ${VISIBLE} ${NEWEST_FIRST}`,
+	key: `SELECT ${COLUMNS} FROM faxes WHERE sender_key = $key AND received_at > $after AND ${VISIBLE} ${NEWEST_FIRST}`,
 } as const;
+
+/** The writes of one transaction (FaxStore.write). */
+export interface FaxWriter {
+	insert(fax: FaxRow): void;
+	/** Records a slug as removed without a live row (an imported removed fax). */
+	tombstone(slug: string, removedAt: number): void;
+}
+
+// Faxes purged per step; a purge commits every BATCH_MS.
+const PURGE_STEP = 100;
 
 /** All reads and writes of faxes go through here, as prepared statements. */
 export class FaxStore {
@@ -42,6 +71,7 @@ export class FaxStore {
 	readonly #list: { [K in keyof typeof LIST_SQL]: Statement<FaxRow> };
 	readonly #bySlug: Statement<FaxRow & { id: number }>;
 	readonly #isRemoved: Statement<{ removed_at: number }>;
+	readonly #slugUsed: Statement;
 	readonly #insert: Statement;
 	readonly #delete: Statement;
 	readonly #tombstone: Statement;
@@ -52,8 +82,12 @@ export class FaxStore {
 	readonly #lastId: Statement<{ id: number }>;
 	readonly #removalsAfter: Statement<Removal>;
 	readonly #lastRemoval: Statement<{ seq: number }>;
-	/** Commits through this connection, which its data_version does not count. */
-	#ownWrites = 0;
+	readonly #publicationsAfter: Statement<Publication>;
+	readonly #lastPublication: Statement<{ seq: number }>;
+	readonly #importedFaxes: Statement<StoredFax>;
+	readonly #lock: WriteLock;
+	readonly #writer: FaxWriter;
+	readonly #imports: ImportStatements;
 
 	constructor(db: Database) {
 		this.#db = db;
@@ -62,37 +96,60 @@ export class FaxStore {
 			unknown: db.prepare(LIST_SQL.unknown),
 			key: db.prepare(LIST_SQL.key),
 		};
-		this.#bySlug = db.prepare(`SELECT id, ${COLUMNS} FROM faxes WHERE slug = $slug`);
-		this.#isRemoved = db.prepare("SELECT removed_at FROM removed_faxes WHERE slug = $slug");
+		this.#bySlug = db.prepare(`SELECT id, ${COLUMNS} FROM faxes WHERE slug = $slug AND ${VISIBLE}`);
+		this.#isRemoved = db.prepare(
+			`SELECT removed_at FROM removed_faxes WHERE slug = $slug AND ${visibleRows("removed_faxes")}`,
+		);
+		// Hidden rows count too: an import being loaded has taken its slugs.
+		this.#slugUsed = db.prepare(
+			"SELECT 1 FROM faxes WHERE slug = $slug UNION ALL SELECT 1 FROM removed_faxes WHERE slug = $slug",
+		);
 		this.#insert = db.prepare(
 			`INSERT INTO faxes (slug, source, sender, sender_key, received_at, page_count, file_size)
 			 VALUES ($slug, $source, $sender, $sender_key, $received_at, $page_count, $file_size)`,
 		);
-		this.#delete = db.prepare("DELETE FROM faxes WHERE slug = $slug");
+		this.#delete = db.prepare(`DELETE FROM faxes WHERE slug = $slug AND ${VISIBLE}`);
 		this.#tombstone = db.prepare(
 			"INSERT OR IGNORE INTO removed_faxes (slug, removed_at) VALUES ($slug, $removed_at)",
 		);
-		this.#expired = db.prepare("SELECT slug FROM faxes WHERE received_at < $cutoff");
+		this.#expired = db.prepare(
+			`SELECT slug FROM faxes WHERE received_at < $cutoff AND ${VISIBLE} LIMIT $limit`,
+		);
 		this.#dataVersion = db.prepare("PRAGMA data_version");
 		const stored = `id, ${COLUMNS}, sender_key`;
 		this.#newest = db.prepare(
-			`SELECT ${stored} FROM faxes WHERE received_at > $after ORDER BY received_at DESC, id DESC LIMIT $limit`,
+			`SELECT ${stored} FROM faxes WHERE received_at > $after AND ${VISIBLE} ORDER BY received_at DESC, id DESC LIMIT $limit`,
 		);
 		this.#insertedAfter = db.prepare(
-			`SELECT ${stored} FROM faxes WHERE id > $id AND received_at > $after ORDER BY id`,
+			`SELECT ${stored} FROM faxes WHERE id > $id AND received_at > $after AND ${VISIBLE} ORDER BY id`,
 		);
 		this.#lastId = db.prepare("SELECT coalesce(max(id), 0) AS id FROM faxes");
 		this.#removalsAfter = db.prepare("SELECT seq, slug FROM removed_faxes WHERE seq > $seq ORDER BY seq");
 		this.#lastRemoval = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM removed_faxes");
+		this.#publicationsAfter = db.prepare(
+			"SELECT published_seq AS seq, id AS importId FROM fax_imports WHERE published_seq > $seq ORDER BY published_seq",
+		);
+		this.#lastPublication = db.prepare("SELECT coalesce(max(published_seq), 0) AS seq FROM fax_imports");
+		this.#importedFaxes = db.prepare(
+			`SELECT ${stored} FROM faxes WHERE received_at > $after AND import_id = $importId AND id <= $upToId`,
+		);
+		this.#lock = new WriteLock(db);
+		this.#imports = new ImportStatements(db);
+		const insert = this.#insert;
+		const tombstone = this.#tombstone;
+		this.#writer = {
+			insert: (fax) => insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) }),
+			tombstone: (slug, removedAt) => tombstone.run({ slug, removed_at: removedAt }),
+		};
 	}
 
 	/**
 	 * A number that differs from the one of the previous call whenever a write
 	 * was committed in between, by this store or by any other connection
-	 * (SQLite's data_version): one cheap statement, no table read.
+	 * (SQLite's data_version, which does not count this connection's own).
 	 */
 	changeCount(): number {
-		return (this.#dataVersion.get()?.data_version ?? 0) + this.#ownWrites;
+		return (this.#dataVersion.get()?.data_version ?? 0) + this.#lock.commits;
 	}
 
 	/** Runs `work` in one read transaction: every read in it sees the same committed state. */
@@ -110,7 +167,7 @@ export class FaxStore {
 		return this.#insertedAfter.all({ id, after });
 	}
 
-	/** The id of the latest inserted live fax; 0 when there is none. */
+	/** The id of the latest inserted fax, shown or still hidden by its import; 0 when there is none. */
 	lastFaxId(): number {
 		return this.#lastId.get()?.id ?? 0;
 	}
@@ -123,6 +180,24 @@ export class FaxStore {
 	/** The number of the latest removal; 0 when there is none. */
 	lastRemoval(): number {
 		return this.#lastRemoval.get()?.seq ?? 0;
+	}
+
+	/** Large imports published after the one numbered `seq`, in the order they were. */
+	publicationsAfter(seq: number): Publication[] {
+		return this.#publicationsAfter.all({ seq });
+	}
+
+	/** The number of the latest published large import; 0 when there is none. */
+	lastPublication(): number {
+		return this.#lastPublication.get()?.seq ?? 0;
+	}
+
+	/**
+	 * The live faxes of one large import received after `after`, up to id
+	 * `upToId`: those a reader skipped while they were hidden.
+	 */
+	importedFaxes(importId: number, after: number, upToId: number): StoredFax[] {
+		return this.#importedFaxes.all({ importId, after, upToId });
 	}
 
 	list(query: ListQuery): FaxRow[] {
@@ -142,53 +217,68 @@ export class FaxStore {
 		return this.#isRemoved.get({ slug }) ? { state: "removed" } : { state: "missing" };
 	}
 
-	/** True when the slug was ever used, live or removed: slugs are never reused. */
+	/** True when the slug was ever used, live, removed or being imported: slugs are never reused. */
 	slugTaken(slug: string): boolean {
-		return this.#bySlug.get({ slug }) !== null || this.#isRemoved.get({ slug }) !== null;
+		return this.#slugUsed.get({ slug }) !== null;
 	}
 
-	insert(fax: FaxRow): void {
-		this.#ownWrites++;
-		this.#insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
-	}
-
-	/** Records a slug as removed without a live row (an imported removed fax). */
-	tombstone(slug: string, removedAt: number): void {
-		this.#ownWrites++;
-		this.#tombstone.run({ slug, removed_at: removedAt });
+	/** Inserts one fax, waiting for the write lock if another process writes. */
+	async insert(fax: FaxRow): Promise<void> {
+		await this.write((writer) => writer.insert(fax));
 	}
 
 	/**
-	 * Runs `work` in one write transaction: all of it lands or none. IMMEDIATE
-	 * takes the write lock up front, so a transaction that reads before it
-	 * writes waits for another writer (busy timeout) instead of failing with
-	 * SQLITE_BUSY when its read snapshot turns stale.
+	 * Runs `work` in one write transaction: all of it lands or none. It waits
+	 * for another writer at most the busy timeout, without blocking the event
+	 * loop, and then fails with a DatabaseBusyError.
 	 */
-	transaction<T>(work: () => T): T {
-		return this.#db.transaction(work).immediate();
+	write<T>(work: (writer: FaxWriter) => T): Promise<T> {
+		return this.#lock.run(() => work(this.#writer));
 	}
 
 	/** Removal on request; false when no live fax has this slug. */
-	remove(slug: string, removedAt: number): boolean {
-		this.#ownWrites++;
-		return this.transaction(() => {
+	remove(slug: string, removedAt: number): Promise<boolean> {
+		return this.#lock.run(() => {
 			if (this.#delete.run({ slug }).changes === 0) return false;
 			this.#tombstone.run({ slug, removed_at: removedAt });
 			return true;
 		});
 	}
 
-	/** Deletes the rows of faxes older than `cutoff`, leaving tombstones; returns their slugs. */
-	purgeBefore(cutoff: number, removedAt: number): string[] {
-		this.#ownWrites++;
-		return this.transaction(() => {
-			const slugs = this.#expired.all({ cutoff }).map((row) => row.slug);
-			for (const slug of slugs) {
-				this.#delete.run({ slug });
-				this.#tombstone.run({ slug, removed_at: removedAt });
-			}
-			return slugs;
+	/**
+	 * Deletes the rows of faxes older than `cutoff`, leaving tombstones; returns
+	 * their slugs. Runs in short transactions, so a purge of many faxes never
+	 * holds the write lock for long; one stopped half-way is finished by the next.
+	 */
+	async purgeBefore(cutoff: number, removedAt: number): Promise<string[]> {
+		const slugs: string[] = [];
+		await this.#lock.runInBatches({
+			step: () => {
+				const expired = this.#expired.all({ cutoff, limit: PURGE_STEP });
+				for (const { slug } of expired) {
+					this.#delete.run({ slug });
+					this.#tombstone.run({ slug, removed_at: removedAt });
+					slugs.push(slug);
+				}
+				return expired.length === PURGE_STEP;
+			},
 		});
+		return slugs;
+	}
+
+	/** The longest write transaction of this store, in milliseconds (WriteLock.longestTransactionMs). */
+	longestTransactionMs(): number {
+		return this.#lock.longestTransactionMs;
+	}
+
+	/** Starts a large import whose rows stay hidden until it is published (staged-import.ts). */
+	beginImport(): Promise<StagedImport> {
+		return StagedImport.begin(this.#imports, this.#lock);
+	}
+
+	/** Deletes the hidden rows of imports whose process died; returns how many imports. */
+	cleanAbandonedImports(): Promise<number> {
+		return cleanAbandonedImports(this.#imports, this.#lock);
 	}
 
 	isEmpty(): boolean {

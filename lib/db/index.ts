@@ -2,11 +2,20 @@
 export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
 	FaxStore,
+	type FaxWriter,
 	LIST_SQL,
 	type ListQuery,
 	type Lookup,
+	type Publication,
 	type Removal,
 	type SenderFilter,
 	type StoredFax,
 } from "./fax-store.ts";
-export { DatabaseOpenError, openDatabase } from "./open-database.ts";
+export {
+	DatabaseOpenError,
+	DEFAULT_BUSY_TIMEOUT_MS,
+	MAX_BUSY_TIMEOUT_MS,
+	openDatabase,
+} from "./open-database.ts";
+export { ImportAbandonedError, type StagedImport } from "./staged-import.ts";
+export { DatabaseBusyError } from "./write-lock.ts";

@@ -18,12 +18,20 @@ function open(path: string): Database {
 	}
 }
 
-/** Opens (creating if needed) the fax database in WAL mode with the schema in place. */
-export function openDatabase(path: string): Database {
+/** How long a write waits for another writer (BUSY_TIMEOUT_MS) unless told otherwise. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 30_000;
+/** The longest wait allowed: a loading import silent for twice as long counts as abandoned. */
+export const MAX_BUSY_TIMEOUT_MS = 60_000;
+
+/**
+ * Opens (creating if needed) the fax database in WAL mode with the schema in
+ * place. `busyTimeoutMs` bounds how long a write of this connection waits
+ * while another connection writes (see WriteLock); readers never wait for a
+ * writer in WAL mode.
+ */
+export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): Database {
 	const db = open(path);
-	// Readers never wait for the writer in WAL mode; the busy timeout covers the
-	// short moments when two writers (server purge and an operator command) meet.
-	db.exec("PRAGMA busy_timeout = 5000");
+	db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
 	db.exec("PRAGMA journal_mode = WAL");
 	db.exec("PRAGMA synchronous = NORMAL");
 	migrate(db);

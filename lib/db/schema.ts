@@ -31,8 +31,27 @@ CREATE TABLE removed_faxes (
 	removed_at INTEGER NOT NULL
 )`;
 
+// Version 3: the rows of a large import carry its id and stay hidden until
+// its fax_imports row is published (staged-import.ts); import_id is null on
+// every other row. published_seq numbers the publications, so a reader that
+// remembers the last one it saw finds the imports shown since (lib/recent).
+const STAGED_IMPORTS = `
+ALTER TABLE faxes ADD COLUMN import_id INTEGER;
+ALTER TABLE removed_faxes ADD COLUMN import_id INTEGER;
+CREATE TABLE IF NOT EXISTS fax_imports (
+	id INTEGER PRIMARY KEY,
+	state TEXT NOT NULL CHECK (state IN ('loading', 'published', 'abandoned')),
+	owner TEXT NOT NULL,
+	heartbeat_at INTEGER NOT NULL,
+	first_fax_id INTEGER,
+	published_at INTEGER,
+	published_seq INTEGER UNIQUE
+);
+CREATE INDEX IF NOT EXISTS removed_by_import ON removed_faxes (import_id) WHERE import_id IS NOT NULL;
+`;
+
 /** The version this code writes into `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 // A write transaction holds the lock other writers (a receiving `fax ingest`)
 // wait for; batches keep each one short on a large database.
@@ -104,11 +123,16 @@ export function migrate(db: Database): void {
 			db.exec("PRAGMA user_version = 1");
 		} else {
 			db.exec(`${FAXES};${FAXES_INDEXES}${REMOVED_FAXES};`);
-			db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+			db.exec("PRAGMA user_version = 2");
 		}
 	}).immediate();
 	if (versionOf(db) === 1) {
 		recomputeSenderKeys(db);
 		db.exec("PRAGMA user_version = 2");
 	}
+	db.transaction(() => {
+		if (versionOf(db) !== 2) return;
+		db.exec(STAGED_IMPORTS);
+		db.exec("PRAGMA user_version = 3");
+	}).immediate();
 }

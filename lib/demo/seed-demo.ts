@@ -42,7 +42,7 @@ export async function seedDemoFaxes(
 			received_at: formatUtcSeconds(nowSeconds - minutes_ago * 60),
 		});
 	}
-	const result = importFaxes(store, records, nowSeconds);
+	const result = await importFaxes(store, records, nowSeconds);
 	if (!result.ok) throw new Error(`demo fixtures are invalid: ${result.errors.join("; ")}`);
 	return records.length;
 }

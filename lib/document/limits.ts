@@ -2,8 +2,15 @@
 // of these; an input beyond them is not processable rather than a risk to the
 // process.
 
-/** Larger inputs are rejected before any parsing. Callers reading a file can check its size first. */
-export const MAX_INPUT_BYTES = 100 * 1024 * 1024;
+/**
+ * Larger inputs are rejected before any parsing. Callers reading a file can
+ * check its size first. It bounds the memory of the costliest case: an email
+ * held whole beside the PDF it carries, which we hold once decoded and PDFium
+ * once more, beside PDFium's own 50 MB: about 225 MB at this size, under 256
+ * MB. 40 MiB is more than most mail servers pass (Postfix: 10 MB by default)
+ * and holds a 25 MB attachment, base64-encoded, as large mail services send.
+ */
+export const MAX_INPUT_BYTES = 40 * 1024 * 1024;
 
 /** A fax, or a scan sent by email, has far fewer pages; each page costs work. */
 export const MAX_PAGES = 1000;
@@ -18,6 +25,13 @@ export const MAX_PAGE_PIXELS = 100_000_000;
 /** libvips writes a whole fax page as one CCITT strip, and a strip is at most this tall. */
 export const MAX_PAGE_SIDE_PIXELS = 32_768;
 
+/**
+ * CCITT strips of one TIFF frame that go into the PDF as they are, each an
+ * image of its own. A frame cut into more (a strip per row, say) is decoded
+ * and re-encoded as one, rather than make readers draw hundreds of slivers.
+ */
+export const MAX_STRIPS_COPIED_PER_PAGE = 256;
+
 /** Pixels of all TIFF frames together: bounds the decoding time of a long fax. */
 export const MAX_TOTAL_PIXELS = 2_000_000_000;
 
@@ -26,11 +40,11 @@ export const MIN_PAGE_SIDE_POINTS = 3;
 export const MAX_PAGE_SIDE_POINTS = 14_400;
 
 /**
- * PDFium's WebAssembly heap, which holds a copy of the PDF. What PDFium
- * inflates while loading the page (a content stream can be a decompression
- * bomb too) must fit as well, or the PDF is not processable.
+ * What PDFium may allocate in its WebAssembly heap beyond the copy of the PDF
+ * it holds. What it inflates while loading page 1 (a content stream can be a
+ * decompression bomb too) must fit, or the PDF is not processable.
  */
-export const MAX_PDFIUM_HEAP_BYTES = 512 * 1024 * 1024;
+export const MAX_PDFIUM_WORKING_BYTES = 64 * 1024 * 1024;
 
 /** Width of the JPEG thumbnail of page 1, in pixels. */
 export const THUMBNAIL_WIDTH = 300;

@@ -1,5 +1,13 @@
-import PostalMime, { type Attachment, type Email } from "postal-mime";
+import type { Attachment } from "postal-mime";
 import { detectFormat } from "./detect-format.ts";
+import {
+	contentType,
+	type MimeEntity,
+	multipartParts,
+	splitEntity,
+	transferEncoding,
+} from "./mime-entity.ts";
+import { decodeTransferEncoding } from "./transfer-encoding.ts";
 
 export type FaxEmail = {
 	/** The From address, as written. */
@@ -21,48 +29,102 @@ const FAX_MIME_TYPES = new Set([
 ]);
 const FAX_EXTENSION = /\.(pdf|tiff?)$/i;
 // Mail clients label files they do not know with this; only then do the
-// bytes decide.
+// bytes decide, and the first few are enough (see detectFormat).
 const UNTYPED = "application/octet-stream";
+// Encoded bytes of an untyped part decoded to tell what it is: the first KiB
+// of content, base64 or quoted-printable, with room to spare.
+const SNIFFED_ENCODED_BYTES = 4096;
+// Far more than any fax email has; every part costs a little work.
+const MAX_PARTS = 1000;
+const MAX_DEPTH = 32;
 
-/** Never throws: a message postal-mime rejects has nothing to offer. */
+type PostalMime = typeof import("postal-mime").default;
+
+/**
+ * Sender, date and the fax document of an email. The message's structure is
+ * walked on its raw bytes and only the fax document is decoded: other
+ * attachments, however many and large, cost no memory. Never throws: a
+ * message that cannot be parsed has nothing to offer.
+ */
 export async function parseFaxEmail(bytes: Uint8Array): Promise<FaxEmail> {
-	let email: Email;
+	// Loaded here, not with the module: most faxes are not emails.
+	const { default: PostalMime } = await import("postal-mime");
+	const message = splitEntity(bytes);
+	let attachment: FaxEmail["attachment"] = null;
 	try {
-		email = await PostalMime.parse(bytes, { attachmentEncoding: "arraybuffer" });
+		attachment = await new FaxPartSearch(PostalMime).find(message, 0);
 	} catch {
-		return { sender: null, receivedAt: null, attachment: null };
+		attachment = null;
 	}
-	const attachment = email.attachments
-		.map((part) => ({ part, bytes: contentBytes(part) }))
-		.find(({ part, bytes }) => isFaxDocument(part, bytes));
-	return {
-		sender: senderAddress(email),
-		receivedAt: parseDate(email.date),
-		attachment: attachment ? { filename: attachment.part.filename, bytes: attachment.bytes } : null,
-	};
+	return { ...(await senderAndDate(PostalMime, message.header)), attachment };
 }
 
-function senderAddress(email: Email): string | null {
-	const from = email.from?.group ? email.from.group[0] : email.from;
-	return from?.address?.trim() || null;
+class FaxPartSearch {
+	private parts = 0;
+
+	constructor(private readonly postalMime: PostalMime) {}
+
+	/** The first fax document in the entity, depth first, as a mail client lists attachments. */
+	async find(entity: MimeEntity, depth: number): Promise<FaxEmail["attachment"]> {
+		if (++this.parts > MAX_PARTS || depth > MAX_DEPTH) return null;
+		const { type, boundary } = contentType(entity.header);
+		if (type.startsWith("multipart/")) {
+			if (boundary === null) return null;
+			for (const part of multipartParts(entity.body, boundary)) {
+				const found = await this.find(splitEntity(part), depth + 1);
+				if (found) return found;
+			}
+			return null;
+		}
+		if (type === "message/rfc822") return this.find(splitEntity(entity.body), depth + 1);
+		return this.leaf(entity);
+	}
+
+	private async leaf(entity: MimeEntity): Promise<FaxEmail["attachment"]> {
+		const described = await this.describe(entity.header);
+		if (described === undefined) return null;
+		const encoding = transferEncoding(entity.header);
+		const named = described.filename !== null && FAX_EXTENSION.test(described.filename);
+		if (!FAX_MIME_TYPES.has(described.mimeType) && !named) {
+			if (described.mimeType !== UNTYPED) return null;
+			const format = detectFormat(
+				decodeTransferEncoding(firstLines(entity.body, SNIFFED_ENCODED_BYTES), encoding),
+			);
+			if (format !== "pdf" && format !== "tiff") return null;
+		}
+		return { filename: described.filename, bytes: decodeTransferEncoding(entity.body, encoding) };
+	}
+
+	/** Type and file name of a part, from its header; undefined when it is text, not an attachment. */
+	private async describe(header: Uint8Array): Promise<Attachment | undefined> {
+		const email = await this.postalMime.parse(Buffer.concat([header, Buffer.from("\r\n")]));
+		return email.attachments[0];
+	}
+}
+
+/** Whole lines of the body up to about `bytes`, so no encoded unit is cut. */
+function firstLines(body: Uint8Array, bytes: number): Uint8Array {
+	if (body.length <= bytes) return body;
+	const lastBreak = body.subarray(0, bytes).lastIndexOf(0x0a);
+	return body.subarray(0, lastBreak === -1 ? bytes : lastBreak + 1);
+}
+
+/** From and Date of the message's own header block. */
+async function senderAndDate(
+	postalMime: PostalMime,
+	header: Uint8Array,
+): Promise<Pick<FaxEmail, "sender" | "receivedAt">> {
+	try {
+		const email = await postalMime.parse(Buffer.concat([header, Buffer.from("\r\n")]));
+		const from = email.from?.group ? email.from.group[0] : email.from;
+		return { sender: from?.address?.trim() || null, receivedAt: parseDate(email.date) };
+	} catch {
+		return { sender: null, receivedAt: null };
+	}
 }
 
 function parseDate(value: string | undefined): Date | null {
 	if (value === undefined) return null;
 	const date = new Date(value);
 	return Number.isNaN(date.getTime()) ? null : date;
-}
-
-function isFaxDocument(part: Attachment, bytes: Uint8Array): boolean {
-	if (FAX_MIME_TYPES.has(part.mimeType)) return true;
-	if (part.filename && FAX_EXTENSION.test(part.filename)) return true;
-	if (part.mimeType !== UNTYPED) return false;
-	const format = detectFormat(bytes);
-	return format === "pdf" || format === "tiff";
-}
-
-function contentBytes(part: Attachment): Uint8Array {
-	const { content } = part;
-	if (typeof content === "string") return new TextEncoder().encode(content);
-	return content instanceof Uint8Array ? content : new Uint8Array(content);
 }

@@ -1,5 +1,5 @@
 import { PDFiumModule } from "@hyzyla/pdfium";
-import { MAX_PDFIUM_HEAP_BYTES } from "./limits.ts";
+import { MAX_PDFIUM_WORKING_BYTES } from "./limits.ts";
 import { type NotProcessable, notProcessable } from "./result.ts";
 
 // We use PDFium's C API directly rather than the package's wrapper: it gives
@@ -29,6 +29,9 @@ const FPDF_REVERSE_BYTE_ORDER = 0x10;
 const MAX_FORM_DEPTH = 32;
 
 let instance: Promise<Pdfium> | undefined;
+// Set for each document: the heap may hold it and MAX_PDFIUM_WORKING_BYTES
+// more. Unbounded only while the module starts.
+let heapLimit = Number.POSITIVE_INFINITY;
 
 class OutOfMemory extends Error {}
 
@@ -54,7 +57,7 @@ async function loadPdfium(): Promise<Pdfium> {
 function capHeap(memory: WebAssembly.Memory): void {
 	const grow = memory.grow.bind(memory);
 	memory.grow = (pages: number) => {
-		if (memory.buffer.byteLength + pages * 65_536 > MAX_PDFIUM_HEAP_BYTES) {
+		if (memory.buffer.byteLength + pages * 65_536 > heapLimit) {
 			throw new RangeError("PDFium heap limit reached");
 		}
 		return grow(pages);
@@ -70,6 +73,7 @@ export async function withPdf<T>(
 	use: (document: PdfDocument) => Promise<T>,
 ): Promise<T | NotProcessable> {
 	const module = await pdfium();
+	heapLimit = module.wasmExports.memory.buffer.byteLength + bytes.length + MAX_PDFIUM_WORKING_BYTES;
 	const buffer = module.wasmExports.malloc(bytes.length);
 	if (buffer === 0) return notProcessable("PDF is too large to open");
 	let handle = 0;

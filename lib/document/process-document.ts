@@ -1,11 +1,8 @@
 import { errorMessage } from "../util/index.ts";
-import { checkPdfEnding, checkPdfPages } from "./check-pdf.ts";
+import { checkPdfEnding } from "./check-pdf.ts";
 import { detectFormat } from "./detect-format.ts";
 import { MAX_INPUT_BYTES } from "./limits.ts";
-import { withPdf } from "./pdfium.ts";
-import { renderThumbnail } from "./render-thumbnail.ts";
 import { type NotProcessable, notProcessable, type ProcessedDocument } from "./result.ts";
-import { convertTiffToPdf } from "./tiff-to-pdf.ts";
 
 export type { NotProcessable, ProcessedDocument } from "./result.ts";
 
@@ -22,36 +19,25 @@ export async function processDocument(bytes: Uint8Array): Promise<ProcessedDocum
 	}
 }
 
+// Each format loads only its own libraries: PDFium alone takes longer to
+// start than a whole fax takes to convert.
 async function process(bytes: Uint8Array): Promise<ProcessedDocument | NotProcessable> {
 	if (bytes.length === 0) return notProcessable("file is empty");
 	if (bytes.length > MAX_INPUT_BYTES) {
 		return notProcessable(`file is larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB`);
 	}
-	let pdf: Uint8Array;
 	switch (detectFormat(bytes)) {
 		case "pdf": {
 			const truncated = checkPdfEnding(bytes);
 			if (truncated) return truncated;
-			// Stored as received: re-saving could only lose something.
-			pdf = bytes;
-			break;
+			const { processPdf } = await import("./process-pdf.ts");
+			return processPdf(bytes);
 		}
 		case "tiff": {
-			const converted = await convertTiffToPdf(bytes);
-			if (!(converted instanceof Uint8Array)) return converted;
-			pdf = converted;
-			break;
+			const { processTiff } = await import("./process-tiff.ts");
+			return processTiff(bytes);
 		}
 		default:
 			return notProcessable("not a PDF or TIFF file");
 	}
-	return withPdf(pdf, async (document) => {
-		const checked = checkPdfPages(document);
-		if (!checked.ok) return checked;
-		const thumbnail = await renderThumbnail(document, checked.firstPage);
-		if (thumbnail === undefined) {
-			return notProcessable("truncated or corrupt PDF");
-		}
-		return { ok: true, pdf, thumbnail, pageCount: checked.pageCount };
-	});
 }

@@ -1,18 +1,25 @@
 // Reads TIFF image file directories (one per page) without decoding pixels,
-// so page sizes can be checked before libvips allocates anything. Values are
-// read on demand: a hostile file may declare huge tag arrays we never need.
+// so pages can be checked, and CCITT strips copied, before anything is
+// decoded. Values are read on demand: a hostile file may declare huge tag
+// arrays we never need.
 
 export const TIFF_TAG = {
 	imageWidth: 256,
 	imageLength: 257,
 	bitsPerSample: 258,
+	compression: 259,
 	photometric: 262,
+	fillOrder: 266,
 	stripOffsets: 273,
 	samplesPerPixel: 277,
+	rowsPerStrip: 278,
 	stripByteCounts: 279,
 	xResolution: 282,
 	yResolution: 283,
+	t4Options: 292,
+	t6Options: 293,
 	resolutionUnit: 296,
+	tileWidth: 322,
 } as const;
 
 type Entry = { type: number; count: number; valueOffset: number };
@@ -26,12 +33,20 @@ export class TiffDirectory {
 		private readonly entries: Map<number, Entry>,
 	) {}
 
-	/** The tag's values, or undefined when absent, of an unexpected type, or out of the file. */
-	values(tag: number): number[] | undefined {
+	/** How many values the tag has, as declared; undefined when absent. */
+	count(tag: number): number | undefined {
+		return this.entries.get(tag)?.count;
+	}
+
+	/**
+	 * The tag's first `limit` values, or undefined when absent, of an
+	 * unexpected type, or out of the file.
+	 */
+	values(tag: number, limit: number): number[] | undefined {
 		const entry = this.entries.get(tag);
 		const start = entry && this.start(entry);
 		if (entry === undefined || start === undefined) return undefined;
-		return Array.from({ length: entry.count }, (_, i) =>
+		return Array.from({ length: Math.min(entry.count, limit) }, (_, i) =>
 			this.read(entry.type, start + i * (TYPE_SIZE[entry.type] ?? 0)),
 		);
 	}

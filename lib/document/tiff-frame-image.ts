@@ -3,24 +3,16 @@ import { MAX_PAGE_PIXELS } from "./limits.ts";
 import { readTiffDirectories, TIFF_TAG } from "./tiff-directories.ts";
 import type { TiffPageGeometry } from "./tiff-page-geometry.ts";
 
-/** One TIFF frame, encoded as a PDF image stream can hold it. */
-export type FrameImage =
-	| {
-			kind: "ccitt-g4";
-			data: Uint8Array;
-			width: number;
-			height: number;
-			blackIs1: boolean;
-	  }
-	| { kind: "jpeg"; data: Uint8Array };
+/** One decoded and re-encoded TIFF frame, as a PDF image dictionary and its data. */
+export type FrameImage = { dictionary: string; data: Uint8Array };
 
 const JPEG_QUALITY = 85;
 const PHOTOMETRIC_MIN_IS_BLACK = 1;
 
 /**
- * Decodes frame `page` alone (never the whole file) and re-encodes it. Faxes
- * arrive as G3 or G4 with varying options (fill order, EOLs, strips); libtiff
- * decodes them all and writes one G4 strip, which a PDF embeds as it is.
+ * Decodes frame `page` alone (never the whole file) and re-encodes it in a
+ * compression a PDF carries: a bilevel frame as one G4 strip, anything else
+ * as JPEG. For frames whose own compression cannot be copied into a PDF.
  * Throws when libvips cannot decode the frame.
  */
 export async function encodeFrame(
@@ -37,8 +29,15 @@ export async function encodeFrame(
 		failOn: "error",
 	});
 	if (!geometry.bilevel) {
-		const data = await frame.flatten({ background: "#ffffff" }).jpeg({ quality: JPEG_QUALITY }).toBuffer();
-		return { kind: "jpeg", data };
+		const { data, info } = await frame
+			.flatten({ background: "#ffffff" })
+			.jpeg({ quality: JPEG_QUALITY })
+			.toBuffer({ resolveWithObject: true });
+		const colourSpace = info.channels === 1 ? "DeviceGray" : "DeviceRGB";
+		return {
+			dictionary: `/Width ${info.width} /Height ${info.height} /ColorSpace /${colourSpace} /BitsPerComponent 8 /Filter /DCTDecode`,
+			data,
+		};
 	}
 	const g4 = await frame
 		.toColourspace("b-w")
@@ -49,14 +48,20 @@ export async function encodeFrame(
 			tileHeight: geometry.height,
 		})
 		.toBuffer();
-	return { kind: "ccitt-g4", ...singleStrip(g4) };
+	const { data, width, height, blackIs1 } = singleStrip(g4);
+	return {
+		dictionary:
+			`/Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /CCITTFaxDecode ` +
+			`/DecodeParms << /K -1 /Columns ${width} /Rows ${height} /BlackIs1 ${blackIs1} >>`,
+		data,
+	};
 }
 
 function singleStrip(g4: Uint8Array) {
 	const directories = readTiffDirectories(g4, 1);
 	const written = Array.isArray(directories) ? directories[0] : undefined;
-	const offsets = written?.values(TIFF_TAG.stripOffsets) ?? [];
-	const counts = written?.values(TIFF_TAG.stripByteCounts) ?? [];
+	const offsets = written?.values(TIFF_TAG.stripOffsets, 2) ?? [];
+	const counts = written?.values(TIFF_TAG.stripByteCounts, 2) ?? [];
 	const width = written?.first(TIFF_TAG.imageWidth);
 	const height = written?.first(TIFF_TAG.imageLength);
 	const [offset] = offsets;

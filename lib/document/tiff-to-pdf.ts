@@ -1,47 +1,54 @@
-import {
-	concatTransformationMatrix,
-	drawObject,
-	PDFDocument,
-	type PDFPage,
-	popGraphicsState,
-	pushGraphicsState,
-} from "pdf-lib";
+import { ImagePdfWriter, type PdfImage } from "./image-pdf-writer.ts";
 import {
 	MAX_PAGE_PIXELS,
 	MAX_PAGE_SIDE_PIXELS,
 	MAX_PAGE_SIDE_POINTS,
 	MAX_PAGES,
+	MAX_STRIPS_COPIED_PER_PAGE,
 	MAX_TOTAL_PIXELS,
 	MIN_PAGE_SIDE_POINTS,
 } from "./limits.ts";
 import { type NotProcessable, notProcessable } from "./result.ts";
+import { type CcittCoding, ccittCoding } from "./tiff-ccitt.ts";
 import { readTiffDirectories } from "./tiff-directories.ts";
-import { encodeFrame, type FrameImage } from "./tiff-frame-image.ts";
+import { encodeFrame } from "./tiff-frame-image.ts";
 import { type TiffPageGeometry, tiffPageGeometry } from "./tiff-page-geometry.ts";
+import { type TiffStrip, tiffStrips } from "./tiff-strips.ts";
+
+export type TiffPdf = { ok: true; pdf: Uint8Array; pageCount: number; firstPage: TiffPageGeometry };
+
+/** A page and, when its CCITT strips go into the PDF as they are, their coding and places. */
+type TiffPage = { geometry: TiffPageGeometry; copied?: { coding: CcittCoding; strips: TiffStrip[] } };
 
 /**
  * A PDF with one page per TIFF frame, sized from the frame's resolution.
- * Every frame's size is checked before any is decoded, and frames are
- * decoded one at a time, so memory stays bounded by one page.
+ * Every frame is checked from the TIFF structure before anything is
+ * written. CCITT frames (every fax) are copied strip by strip, undecoded;
+ * only frames in other compressions are decoded, one at a time.
  */
-export async function convertTiffToPdf(tiff: Uint8Array): Promise<Uint8Array | NotProcessable> {
+export async function convertTiffToPdf(tiff: Uint8Array): Promise<TiffPdf | NotProcessable> {
 	const pages = checkPages(tiff);
 	if (!Array.isArray(pages)) return pages;
-	const pdf = await PDFDocument.create({ updateMetadata: false });
-	for (const [index, geometry] of pages.entries()) {
-		let image: FrameImage;
-		try {
-			image = await encodeFrame(tiff, index, geometry);
-		} catch {
-			return notProcessable(`TIFF page ${index + 1} is truncated or corrupt`);
+	const writer = new ImagePdfWriter();
+	for (const [index, { geometry, copied }] of pages.entries()) {
+		let images: PdfImage[];
+		if (copied) {
+			images = stripImages(tiff, geometry.width, copied.coding, copied.strips);
+		} else {
+			try {
+				images = [{ ...(await encodeFrame(tiff, index, geometry)), top: 0, rows: geometry.height }];
+			} catch {
+				return notProcessable(`TIFF page ${index + 1} is truncated or corrupt`);
+			}
 		}
-		const page = pdf.addPage([geometry.widthPoints, geometry.heightPoints]);
-		await drawFrame(pdf, page, image);
+		writer.addPage(geometry, images);
 	}
-	return pdf.save();
+	const [first] = pages;
+	if (first === undefined) return notProcessable("TIFF has no pages");
+	return { ok: true, pdf: writer.finish(), pageCount: pages.length, firstPage: first.geometry };
 }
 
-function checkPages(tiff: Uint8Array): TiffPageGeometry[] | NotProcessable {
+function checkPages(tiff: Uint8Array): TiffPage[] | NotProcessable {
 	const directories = readTiffDirectories(tiff, MAX_PAGES);
 	if (directories === "corrupt") {
 		return notProcessable("truncated or corrupt TIFF");
@@ -50,57 +57,71 @@ function checkPages(tiff: Uint8Array): TiffPageGeometry[] | NotProcessable {
 		return notProcessable(`TIFF has more than ${MAX_PAGES} pages`);
 	}
 	if (directories.length === 0) return notProcessable("TIFF has no pages");
-	const pages: TiffPageGeometry[] = [];
+	const pages: TiffPage[] = [];
 	let totalPixels = 0;
+	let copiedBytes = 0;
 	for (const [index, directory] of directories.entries()) {
-		const page = tiffPageGeometry(directory);
-		if (page === undefined) return notProcessable("truncated or corrupt TIFF");
-		const pixels = page.width * page.height;
+		const geometry = tiffPageGeometry(directory);
+		if (geometry === undefined) return notProcessable("truncated or corrupt TIFF");
+		const pixels = geometry.width * geometry.height;
 		totalPixels += pixels;
 		if (
 			pixels > MAX_PAGE_PIXELS ||
-			Math.max(page.width, page.height) > MAX_PAGE_SIDE_PIXELS ||
-			Math.max(page.widthPoints, page.heightPoints) > MAX_PAGE_SIDE_POINTS
+			Math.max(geometry.width, geometry.height) > MAX_PAGE_SIDE_PIXELS ||
+			Math.max(geometry.widthPoints, geometry.heightPoints) > MAX_PAGE_SIDE_POINTS
 		) {
 			return notProcessable(`TIFF page ${index + 1} is too large`);
 		}
-		if (Math.min(page.widthPoints, page.heightPoints) < MIN_PAGE_SIDE_POINTS) {
+		if (Math.min(geometry.widthPoints, geometry.heightPoints) < MIN_PAGE_SIDE_POINTS) {
 			return notProcessable(`TIFF page ${index + 1} is too small`);
 		}
 		if (totalPixels > MAX_TOTAL_PIXELS) {
 			return notProcessable("TIFF has too many pixels in total");
 		}
-		pages.push(page);
+		const strips = tiffStrips(directory, geometry.height, tiff.length);
+		if (strips === "truncated") {
+			return notProcessable(`TIFF page ${index + 1} is truncated or corrupt`);
+		}
+		const coding = geometry.bilevel ? ccittCoding(directory) : undefined;
+		if (coding === undefined || strips === "tiled" || strips.length > MAX_STRIPS_COPIED_PER_PAGE) {
+			pages.push({ geometry });
+			continue;
+		}
+		// Strips may overlap; copied, they must not make the PDF larger than the file.
+		copiedBytes += strips.reduce((sum, strip) => sum + strip.length, 0);
+		if (copiedBytes > tiff.length) return notProcessable("truncated or corrupt TIFF");
+		pages.push({ geometry, copied: { coding, strips } });
 	}
 	return pages;
 }
 
-async function drawFrame(pdf: PDFDocument, page: PDFPage, image: FrameImage): Promise<void> {
-	const { width, height } = page.getSize();
-	if (image.kind === "jpeg") {
-		page.drawImage(await pdf.embedJpg(image.data), { width, height });
-		return;
-	}
-	const stream = pdf.context.stream(image.data, {
-		Type: "XObject",
-		Subtype: "Image",
-		Width: image.width,
-		Height: image.height,
-		ColorSpace: "DeviceGray",
-		BitsPerComponent: 1,
-		Filter: "CCITTFaxDecode",
-		DecodeParms: {
-			K: -1,
-			Columns: image.width,
-			Rows: image.height,
-			BlackIs1: image.blackIs1,
-		},
+/** One image per strip, stacked from the top of the page. */
+function stripImages(tiff: Uint8Array, width: number, coding: CcittCoding, strips: TiffStrip[]): PdfImage[] {
+	let top = 0;
+	return strips.map(({ offset, length, rows }) => {
+		const data = tiff.subarray(offset, offset + length);
+		const image = {
+			dictionary:
+				`/Width ${width} /Height ${rows} /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /CCITTFaxDecode ` +
+				`/DecodeParms << /K ${coding.k} /Columns ${width} /Rows ${rows} /BlackIs1 ${coding.blackIs1} ` +
+				`/EncodedByteAlign ${coding.encodedByteAlign} >>`,
+			data: coding.reversedBits ? reverseBits(data) : data,
+			top,
+			rows,
+		};
+		top += rows;
+		return image;
 	});
-	const name = page.node.newXObject("Fax", pdf.context.register(stream));
-	page.pushOperators(
-		pushGraphicsState(),
-		concatTransformationMatrix(width, 0, 0, height, 0, 0),
-		drawObject(name),
-		popGraphicsState(),
-	);
+}
+
+const REVERSED_BYTE = Uint8Array.from({ length: 256 }, (_, byte) => {
+	let reversed = 0;
+	for (let bit = 0; bit < 8; bit++) reversed |= ((byte >> bit) & 1) << (7 - bit);
+	return reversed;
+});
+
+function reverseBits(data: Uint8Array): Uint8Array {
+	const reversed = new Uint8Array(data.length);
+	for (let i = 0; i < data.length; i++) reversed[i] = REVERSED_BYTE[data[i] ?? 0] ?? 0;
+	return reversed;
 }

@@ -8,5 +8,5 @@ export { createFaxPresenter, type PublicUrls } from "./present-fax.ts";
 export { retentionCutoff } from "./retention.ts";
 export { isUnknownSenderQuery, maskSender, senderMatchKey, storedSenderKey } from "./sender.ts";
 export { cutSender, MAX_SENDER_LENGTH, SenderText } from "./sender-length.ts";
-export { isSlugShape, newSlug, SLUG_PATTERN } from "./slug.ts";
+export { isSlugShape, newSlug, newSlugsInOrder, SLUG_PATTERN } from "./slug.ts";
 export { formatUtcSeconds, parseOffsetDateTime } from "./time.ts";

@@ -3,15 +3,22 @@ import { Elysia } from "elysia";
 import { FORBIDDEN_TEXT } from "./answer-schemas.ts";
 import type { requestLog } from "./request-log.ts";
 
-const NO_STORE = "no-store, private";
-const EXPOSED_HEADERS = [
-	"X-RateLimit-Limit",
-	"X-RateLimit-Remaining",
-	"X-RateLimit-Reset",
-	"Retry-After",
-	"RateLimit-Policy",
-	"RateLimit",
-];
+// CORS for a public, credential-free API: every answer allows any origin and
+// exposes the rate-limit headers; the methods and the one simple request header
+// are stated on every answer as well as on preflights.
+const CORS = cors({
+	origin: "*",
+	credentials: false,
+	// One string, not a list the plugin would join on every request.
+	methods: "GET, HEAD, OPTIONS",
+	allowedHeaders: "Accept",
+	exposeHeaders:
+		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
+	// Preflights are answered below: the plugin's own answer echoes
+	// "undefined" for a plain OPTIONS and treats every OPTIONS as one.
+	preflight: false,
+});
+const NO_STORE = { "cache-control": "no-store, private" };
 const PREFLIGHT_MAX_AGE = String(24 * 3600);
 
 /**
@@ -22,28 +29,16 @@ const PREFLIGHT_MAX_AGE = String(24 * 3600);
  */
 export function answerHeaders(reportEarly: ReturnType<typeof requestLog>["reportEarly"]) {
 	return new Elysia()
-		.use(
-			cors({
-				origin: "*",
-				credentials: false,
-				methods: ["GET", "HEAD", "OPTIONS"],
-				// Simple answers need no allow-list; preflights below echo what the browser asks for.
-				allowedHeaders: "Accept",
-				exposeHeaders: EXPOSED_HEADERS,
-				// Preflights are answered below: the plugin's own answer echoes
-				// "undefined" for a plain OPTIONS and treats every OPTIONS as one.
-				preflight: false,
-			}),
-		)
+		.use(CORS)
+		.headers(NO_STORE)
 		.onRequest(({ request, set, server }) => {
-			set.headers["cache-control"] = NO_STORE;
 			// The plugin marks every answer `Vary: *` for a wildcard origin; the
 			// answer does not vary by origin, and caches must not keep it anyway.
 			delete set.headers.vary;
-			const method = request.headers.get("access-control-request-method");
-			if (request.method === "OPTIONS" && method !== null) {
+			if (request.method === "OPTIONS") {
+				const method = request.headers.get("access-control-request-method");
+				if (method === null) return;
 				set.status = 204;
-				set.headers["access-control-allow-methods"] = "GET, HEAD, OPTIONS";
 				const asked = request.headers.get("access-control-request-headers");
 				if (asked) set.headers["access-control-allow-headers"] = asked;
 				set.headers["access-control-max-age"] = PREFLIGHT_MAX_AGE;

@@ -36,7 +36,7 @@ function routesOf(routes: Record<string, Route>, listener: Listener): [string, R
 export function createApp(options: AppOptions) {
 	const { services } = options;
 	const clock = options.clock ?? Date.now;
-	const log = requestLog(options.observer);
+	const log = requestLog(options.observer, options.clientKey);
 
 	const app = new Elysia({ adapter: hostIndependentAdapter })
 		.use(log.plugin)
@@ -48,7 +48,7 @@ export function createApp(options: AppOptions) {
 		const path = routePathOf(file);
 		app.get(
 			path,
-			async ({ request, params, set }) => {
+			async ({ request, params, set, server }) => {
 				const url = request.url;
 				const mark = url.indexOf("?");
 				const answer: RouteAnswer = await route.get(
@@ -56,11 +56,13 @@ export function createApp(options: AppOptions) {
 						search: mark === -1 ? "" : url.slice(mark + 1),
 						params: params as Record<string, string>,
 						now: Math.floor(clock() / 1000),
+						inFlight: () => server?.pendingRequests ?? 1,
 					},
 					services,
 				);
 				set.status = answer.status;
 				set.headers["content-type"] = answer.type ?? JSON_TYPE;
+				if (answer.headers) Object.assign(set.headers, answer.headers);
 				return answer.body;
 			},
 			{ rateLimited: route.rateLimited },
@@ -96,7 +98,7 @@ export function createAdminApp(options: Pick<AppOptions, "routes" | "services" |
 	for (const [file, route] of routesOf(options.routes, "admin")) {
 		app.get(routePathOf(file), async ({ set }) => {
 			const answer = await route.get(
-				{ search: "", params: {}, now: Math.floor(Date.now() / 1000) },
+				{ search: "", params: {}, now: Math.floor(Date.now() / 1000), inFlight: () => 1 },
 				services,
 			);
 			set.status = answer.status;

@@ -1,7 +1,7 @@
 // The HTTP layer: the Elysia app, its plugins, and what route files are made of.
 export { ANSWER_HEADERS, FORBIDDEN_BODY, messageBody } from "./answer-schemas.ts";
 export { type AppOptions, createAdminApp, createApp } from "./app.ts";
-export { EMPTY_MESSAGE, ERROR_MESSAGES, JSON_TYPE } from "./json.ts";
+export { EMPTY_MESSAGE, ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 export {
 	createQueryValidator,
 	type QueryResult,

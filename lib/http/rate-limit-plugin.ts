@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { ClientKeyResolver } from "../net/index.ts";
 import type { RateLimiter } from "../rate-limit/index.ts";
+import { clientKeyOf } from "./client-key.ts";
 import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 import { rateLimitField, rateLimitPolicy } from "./rate-limit-fields.ts";
 
@@ -16,8 +17,7 @@ export function rateLimit(limiter: RateLimiter, clientKey: ClientKeyResolver, wi
 	return new Elysia().macro({
 		rateLimited: {
 			async beforeHandle({ request, server, set }) {
-				const peer = server?.requestIP(request)?.address ?? "";
-				const decision = await limiter.consume(clientKey(peer, request.headers.get("x-forwarded-for")));
+				const decision = await limiter.consume(clientKeyOf(clientKey, request, set, server));
 				set.headers["x-ratelimit-limit"] = String(decision.limit);
 				set.headers["x-ratelimit-remaining"] = String(decision.remaining);
 				set.headers["ratelimit-policy"] = rateLimitPolicy(decision.limit, windowSeconds);

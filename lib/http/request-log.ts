@@ -1,4 +1,6 @@
 import { Elysia } from "elysia";
+import type { ClientKeyResolver } from "../net/index.ts";
+import { clientKeyOf, type Peer } from "./client-key.ts";
 
 /** One answer of the public listener, as the access log and the metrics see it. */
 export interface AnsweredRequest {
@@ -8,9 +10,8 @@ export interface AnsweredRequest {
 	route: string | undefined;
 	status: number;
 	durationMs: number;
-	/** The TCP peer and X-Forwarded-For, from which the log derives the client's network. */
-	peer: string;
-	forwardedFor: string | null;
+	/** The client's rate-limit key, from which the log derives the client's network. */
+	clientKey: string;
 }
 
 /** Sees every answer of the public listener once, and every error thrown while answering. */
@@ -26,8 +27,6 @@ interface MarkedSet {
 	headers: Record<string, string | number>;
 	startedAt?: number;
 }
-
-type Peer = { requestIP(request: Request): { address: string } | null } | null | undefined;
 
 const REQUEST_ID = "x-request-id";
 
@@ -46,7 +45,7 @@ export function requestIdOf(set: MarkedSet): string {
  * Elysia infers from a hook's source what to prepare for every request, and a
  * context handed to a function would make it parse query, headers and cookies.
  */
-export function requestLog(observer: RequestObserver) {
+export function requestLog(observer: RequestObserver, clientKey: ClientKeyResolver) {
 	const report = (request: Request, set: MarkedSet, route: string | undefined, server: Peer) => {
 		observer.answered({
 			requestId: requestIdOf(set),
@@ -54,8 +53,7 @@ export function requestLog(observer: RequestObserver) {
 			route,
 			status: typeof set.status === "number" ? set.status : Number(set.status ?? 200),
 			durationMs: performance.now() - (set.startedAt ?? 0),
-			peer: server?.requestIP(request)?.address ?? "",
-			forwardedFor: request.headers.get("x-forwarded-for"),
+			clientKey: clientKeyOf(clientKey, request, set, server),
 		});
 	};
 	const plugin = new Elysia()

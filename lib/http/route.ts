@@ -22,6 +22,8 @@ export interface RouteServices {
 	faxes: RecentFaxes;
 	/** Where the PDFs and thumbnails are. */
 	storageDir: string;
+	/** A download is refused (503) while this many requests are being answered already. */
+	maxDownloads: number;
 	/** The OpenAPI description of the API, as JSON text. */
 	apiDescription: string;
 	operations: Operations;
@@ -39,6 +41,8 @@ export interface RouteRequest {
 	params: Record<string, string>;
 	/** Request time, Unix seconds. */
 	now: number;
+	/** Requests this listener is answering now, this one included. */
+	inFlight(): number;
 }
 
 export interface RouteAnswer {
@@ -47,6 +51,8 @@ export interface RouteAnswer {
 	body: string | Blob;
 	/** Content-Type; JSON when absent. */
 	type?: string;
+	/** Further headers of this answer. */
+	headers?: Record<string, string>;
 }
 
 /**
@@ -94,7 +100,7 @@ export function isEndpoint(route: Route): route is Endpoint {
 }
 
 /** The query-validated query, decoded, beside the rest of the request. */
-export interface EndpointRequest<Q> extends Omit<RouteRequest, "search"> {
+export interface EndpointRequest<Q> extends Omit<RouteRequest, "search" | "inFlight"> {
 	query: Q;
 }
 
@@ -109,6 +115,17 @@ export function defineEndpoint<Q extends TObject>(definition: {
 	get: (request: EndpointRequest<StaticDecode<Q>>, services: RouteServices) => RouteAnswer;
 }): Endpoint & { query: Q } {
 	const validate = createQueryValidator(definition.query);
+	// The validator hands out the same errors for the same query string, so their text is built once.
+	const invalidBodies = new WeakMap<object, string>();
+	const invalidBody = (errors: Record<string, string[]>) => {
+		let body = invalidBodies.get(errors);
+		if (body === undefined) {
+			const first = Object.values(errors)[0]?.[0] ?? "";
+			body = JSON.stringify({ message: first, errors });
+			invalidBodies.set(errors, body);
+		}
+		return body;
+	};
 	return {
 		listener: "public",
 		rateLimited: true,
@@ -116,10 +133,7 @@ export function defineEndpoint<Q extends TObject>(definition: {
 		doc: definition.doc,
 		get({ search, params, now }, services) {
 			const query = validate(search);
-			if (!query.ok) {
-				const first = Object.values(query.errors)[0]?.[0] ?? "";
-				return { status: 422, body: JSON.stringify({ message: first, errors: query.errors }) };
-			}
+			if (!query.ok) return { status: 422, body: invalidBody(query.errors) };
 			return definition.get({ query: query.value, params, now }, services);
 		},
 	};

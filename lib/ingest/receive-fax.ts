@@ -88,13 +88,13 @@ export async function receiveFax(
 	};
 	if (!result.ok) {
 		const fax = { ...base, page_count: null, file_size: null };
-		store.insert(fax);
+		await store.insert(fax);
 		return { fax, reason: result.reason };
 	}
 	await writeFaxFiles(storageDir, slug, { pdf: result.pdf, thumbnail: result.thumbnail });
 	const fax = { ...base, page_count: result.pageCount, file_size: result.pdf.byteLength };
 	try {
-		store.insert(fax);
+		await store.insert(fax);
 	} catch (error) {
 		await deleteFaxFiles(storageDir, slug);
 		throw error;

@@ -6,5 +6,6 @@ export {
 	type RateLimitSettings,
 	type RateLimitStatus,
 } from "./create-limiter.ts";
+export { MemoryWindowLimiter } from "./memory-window.ts";
 export type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
 export { HIT_SCRIPT } from "./redis-window.ts";

@@ -17,6 +17,13 @@ const DEFAULT_MAX_ENTRIES = 100_000;
 // Faxes leaving the window are dropped in steps of a minute, not one by one.
 const EVICTION_STEP_SECONDS = 60;
 const REMOVED: FaxLookup = { state: "removed" };
+// The list answers remembered between two changes, in characters of their
+// keys and texts (a few hundred polls of 100 faxes); past it they start over.
+const MAX_ANSWER_CHARS = 4_000_000;
+// What a remembered answer costs beyond its characters (the map entry, two
+// string headers), counted so that many empty answers to distinct queries
+// (`from=` of random senders) stay as bounded as a few long ones.
+const ANSWER_OVERHEAD_CHARS = 64;
 
 /**
  * The newest faxes in memory, each with its JSON text, so that the answers
@@ -32,7 +39,15 @@ const REMOVED: FaxLookup = { state: "removed" };
  * the last one (one cheap statement); if so, the rows inserted since (by id,
  * which is never reused) and the removals recorded since (by their number) are
  * read in one snapshot and applied. A commit by another process is therefore
- * seen by the very next request, without any full reload.
+ * seen by the very next request, without any full reload. A large import
+ * writes its rows hidden and shows them all at once when it is published:
+ * their ids were passed over while hidden, so the rows of each import
+ * published since are read by import.
+ *
+ * A list answer depends on nothing but the query and the committed faxes
+ * (memory and SQLite answer alike), so each is remembered until the next
+ * commit: the clients polling the same question in one second get the same
+ * text, joined once.
  */
 export class RecentFaxes {
 	readonly #store: FaxStore;
@@ -48,6 +63,10 @@ export class RecentFaxes {
 	#changeCount: number;
 	#lastId = 0;
 	#lastRemoval = 0;
+	/** List answers by query, since the last commit. */
+	#answers = new Map<string, string>();
+	#answerChars = 0;
+	#lastPublication = 0;
 
 	constructor(
 		store: FaxStore,
@@ -64,6 +83,7 @@ export class RecentFaxes {
 		store.snapshot(() => {
 			this.#lastId = store.lastFaxId();
 			this.#lastRemoval = store.lastRemoval();
+			this.#lastPublication = store.lastPublication();
 			const rows = store.newestFaxes(this.#coveredAfter, this.#maxEntries + 1);
 			this.#add(rows);
 		});
@@ -74,6 +94,11 @@ export class RecentFaxes {
 		return this.#entries.length;
 	}
 
+	/** Number of list answers remembered since the last commit, for tests of the bound. */
+	get rememberedAnswers(): number {
+		return this.#answers.size;
+	}
+
 	/** Memory holds every live fax received after this time (Unix seconds). */
 	get coveredAfter(): number {
 		return this.#coveredAfter;
@@ -82,6 +107,19 @@ export class RecentFaxes {
 	/** The JSON array the list answers, newest first. */
 	list(query: ListQuery, nowSeconds: number): string {
 		this.#sync(nowSeconds);
+		const { after, sender, limit } = query;
+		const key = `${limit}/${after}/${sender.kind === "key" ? `key/${sender.key}` : sender.kind}`;
+		const known = this.#answers.get(key);
+		if (known !== undefined) return known;
+		const answer = this.#answer(query);
+		const cost = key.length + answer.length + ANSWER_OVERHEAD_CHARS;
+		if (this.#answerChars + cost > MAX_ANSWER_CHARS) this.#forgetAnswers();
+		this.#answers.set(key, answer);
+		this.#answerChars += cost;
+		return answer;
+	}
+
+	#answer(query: ListQuery): string {
 		const { after, sender, limit } = query;
 		const entries =
 			sender.kind === "any"
@@ -109,11 +147,18 @@ export class RecentFaxes {
 	#sync(nowSeconds: number): void {
 		const changeCount = this.#store.changeCount();
 		if (changeCount !== this.#changeCount) {
-			this.#changeCount = changeCount;
+			this.#forgetAnswers();
+			// Taken as seen only once applied: a refresh that failed is tried again by the next request.
 			this.#refresh();
+			this.#changeCount = changeCount;
 		}
 		const horizon = nowSeconds - this.#windowSeconds;
 		if (horizon >= this.#coveredAfter + EVICTION_STEP_SECONDS) this.#dropUpTo(horizon);
+	}
+
+	#forgetAnswers(): void {
+		this.#answers.clear();
+		this.#answerChars = 0;
 	}
 
 	#refresh(): void {
@@ -123,6 +168,11 @@ export class RecentFaxes {
 			const last = removals[removals.length - 1];
 			if (last !== undefined) this.#lastRemoval = last.seq;
 			this.#remove(removals.map((removal) => removal.slug));
+			// Rows of a published import with larger ids come with the inserted ones below.
+			for (const { seq, importId } of store.publicationsAfter(this.#lastPublication)) {
+				this.#add(store.importedFaxes(importId, this.#coveredAfter, this.#lastId));
+				this.#lastPublication = seq;
+			}
 			this.#add(store.faxesInsertedAfter(this.#lastId, this.#coveredAfter));
 			this.#lastId = Math.max(this.#lastId, store.lastFaxId());
 		});

@@ -1,4 +1,4 @@
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isSlugShape } from "../fax/index.ts";
 
@@ -23,8 +23,9 @@ export async function writeFaxFiles(
 	await mkdir(join(storageDir, "faxes"), { recursive: true });
 	const suffix = `.tmp-${process.pid}`;
 	try {
-		await Bun.write(paths.pdf + suffix, files.pdf);
-		await Bun.write(paths.thumbnail + suffix, files.thumbnail);
+		// Not Bun.write: it copies the bytes first, as much memory again as the PDF.
+		await writeFile(paths.pdf + suffix, files.pdf);
+		await writeFile(paths.thumbnail + suffix, files.thumbnail);
 		await rename(paths.pdf + suffix, paths.pdf);
 		await rename(paths.thumbnail + suffix, paths.thumbnail);
 	} catch (error) {

@@ -3,8 +3,9 @@ import { retentionCutoff } from "../fax/index.ts";
 import { deleteFaxFiles } from "./fax-files.ts";
 
 /**
- * Deletes faxes past retention: rows first (in one short transaction, leaving
- * tombstones so their slugs answer 410), then their files. Running it twice, or
+ * Deletes faxes past retention: rows first (in short transactions, leaving
+ * tombstones so their slugs answer 410), then their files; and the hidden rows
+ * an import that crashed or was stopped left behind. Running it twice, or
  * beside the API, is harmless: the API already answers 410 for expired faxes.
  */
 export async function purgeExpired(
@@ -12,7 +13,8 @@ export async function purgeExpired(
 	storageDir: string,
 	nowSeconds: number,
 ): Promise<string[]> {
-	const slugs = store.purgeBefore(retentionCutoff(nowSeconds), nowSeconds);
+	await store.cleanAbandonedImports();
+	const slugs = await store.purgeBefore(retentionCutoff(nowSeconds), nowSeconds);
 	for (const slug of slugs) await deleteFaxFiles(storageDir, slug);
 	return slugs;
 }

@@ -1,6 +1,6 @@
 import type { AnsweredRequest, RequestObserver } from "../http/index.ts";
 import type { Logger } from "../log/index.ts";
-import { type ClientKeyResolver, clientNetworkOf } from "../net/index.ts";
+import { clientNetworkOf } from "../net/index.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 
 // Any other method is one label, so a client inventing methods cannot grow the metrics.
@@ -18,28 +18,34 @@ function sqliteCode(error: unknown): string | null {
  * answer. The line holds the route pattern, never the path or query (a
  * `from=` holds a raw sender), and the client's network, never its address.
  */
-export function createRequestObserver(options: {
-	logger: Logger;
-	metrics: ServiceMetrics;
-	clientKey: ClientKeyResolver;
-}): RequestObserver {
-	const { logger, metrics, clientKey } = options;
+export function createRequestObserver(options: { logger: Logger; metrics: ServiceMetrics }): RequestObserver {
+	const { logger, metrics } = options;
 	// The level is fixed at start; checking it once spares the client's network when nothing is logged.
 	const logsAnswers = logger.levelVal <= INFO;
+	// A child logger per known method, route pattern and status (a few dozen):
+	// pino serialises a child's fields once, not on every line.
+	const byAnswer = new Map<string, Logger>();
+	const answerLogger = (method: string, route: string, status: number): Logger => {
+		if (!METHODS.has(method)) return logger.child({ method, route, status });
+		const key = `${method} ${status} ${route}`;
+		let child = byAnswer.get(key);
+		if (child === undefined) {
+			child = logger.child({ method, route, status });
+			byAnswer.set(key, child);
+		}
+		return child;
+	};
 	return {
 		answered(answer: AnsweredRequest) {
 			const route = answer.route ?? "none";
 			const method = METHODS.has(answer.method) ? answer.method : "other";
 			metrics.answered(route, method, answer.status, answer.durationMs / 1000);
 			if (!logsAnswers) return;
-			logger.info(
+			answerLogger(answer.method, route, answer.status).info(
 				{
 					req_id: answer.requestId,
-					method: answer.method,
-					route,
-					status: answer.status,
 					duration_ms: Math.round(answer.durationMs * 1000) / 1000,
-					client: clientNetworkOf(clientKey(answer.peer, answer.forwardedFor)),
+					client: clientNetworkOf(answer.clientKey),
 				},
 				"request",
 			);

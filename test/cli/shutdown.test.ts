@@ -24,7 +24,11 @@ const env = {
 beforeAll(async () => {
 	const db = openDatabase(env.DATABASE_PATH);
 	const now = Math.floor(Date.now() / 1000);
-	const imported = importFaxes(new FaxStore(db), [faxRecord({ slug: SLUG, file_size: PDF_BYTES })], now);
+	const imported = await importFaxes(
+		new FaxStore(db),
+		[faxRecord({ slug: SLUG, file_size: PDF_BYTES })],
+		now,
+	);
 	db.close();
 	if (!imported.ok) throw new Error(imported.errors.join("; "));
 	await Bun.write(join(env.STORAGE_DIR, "faxes", `${SLUG}.pdf`), new Uint8Array(PDF_BYTES));

@@ -56,7 +56,7 @@ test("a file of the first schema is rebuilt with its rows, ids and tombstones ke
 
 	const db = openDatabase(path);
 	const store = new FaxStore(db);
-	expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 2 });
+	expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 3 });
 	expect(db.query("SELECT * FROM faxes ORDER BY id").all()).toEqual([
 		{
 			id: 3,
@@ -67,6 +67,7 @@ test("a file of the first schema is rebuilt with its rows, ids and tombstones ke
 			received_at: 1000,
 			page_count: 1,
 			file_size: 10,
+			import_id: null,
 		},
 		{
 			id: 7,
@@ -77,6 +78,7 @@ test("a file of the first schema is rebuilt with its rows, ids and tombstones ke
 			received_at: 2000,
 			page_count: null,
 			file_size: null,
+			import_id: null,
 		},
 	]);
 	expect(store.removalsAfter(0)).toEqual([
@@ -96,19 +98,19 @@ test("a file of the first schema is rebuilt with its rows, ids and tombstones ke
 	again.close();
 });
 
-test("ids and removal numbers are never handed out twice, also after the newest row went", () => {
+test("ids and removal numbers are never handed out twice, also after the newest row went", async () => {
 	const db = openDatabase(tempPath());
 	const store = new FaxStore(db);
-	store.insert(fax("fax_one", 100));
-	store.insert(fax("fax_two", 100));
+	await store.insert(fax("fax_one", 100));
+	await store.insert(fax("fax_two", 100));
 	expect(store.lastFaxId()).toBe(2);
-	store.remove("fax_two", 200);
+	await store.remove("fax_two", 200);
 	expect(store.lastFaxId()).toBe(1);
-	store.insert(fax("fax_three", 100));
+	await store.insert(fax("fax_three", 100));
 	expect(store.faxesInsertedAfter(1, 0).map((row) => [row.id, row.slug])).toEqual([[3, "fax_three"]]);
 	// A repeated tombstone is ignored; the number it drew stays unused.
-	store.tombstone("fax_two", 300);
-	store.remove("fax_three", 300);
+	await store.write((writer) => writer.tombstone("fax_two", 300));
+	await store.remove("fax_three", 300);
 	expect(store.removalsAfter(0)).toEqual([
 		{ seq: 1, slug: "fax_two" },
 		{ seq: 3, slug: "fax_three" },
@@ -122,5 +124,5 @@ test("a file of a newer schema is refused, not changed", () => {
 	const newer = new Database(path, { create: true });
 	newer.exec("PRAGMA user_version = 99");
 	newer.close();
-	expect(() => openDatabase(path)).toThrow("the database has schema version 99; this program knows up to 2");
+	expect(() => openDatabase(path)).toThrow("the database has schema version 99; this program knows up to 3");
 });

@@ -31,11 +31,11 @@ function row(slug: string, sender: string, receivedAt: number): FaxRow {
 }
 
 /** A database written by an earlier version: its rows carry the keys of that version and no schema version. */
-function earlierDatabase(path: string): void {
+async function earlierDatabase(path: string): Promise<void> {
 	const db = openDatabase(path);
 	const store = new FaxStore(db);
 	for (const [slug, sender] of EARLIER_KEYS) {
-		store.insert(row(slug, sender, NOW_SECONDS - 60));
+		await store.insert(row(slug, sender, NOW_SECONDS - 60));
 	}
 	const update = db.prepare("UPDATE faxes SET sender_key = $key WHERE slug = $slug");
 	for (const [slug, , key] of EARLIER_KEYS) update.run({ slug, key });
@@ -47,7 +47,7 @@ test("a database from an earlier version gets its match keys recomputed when ope
 	const dir = makeTempDir();
 	try {
 		const path = join(dir, "earlier.sqlite");
-		earlierDatabase(path);
+		await earlierDatabase(path);
 		const server = await startServer({ clock: fixedClock, env: { DATABASE_PATH: path } });
 		const slugsFor = async (from: string) => {
 			const response = await server.request(`/api/faxes?from=${encodeURIComponent(from)}`);
@@ -57,7 +57,7 @@ test("a database from an earlier version gets its match keys recomputed when ope
 		expect(await slugsFor("secret.person@example.org")).toEqual(["fax_comment"]);
 
 		const db = new Database(path, { readonly: true });
-		expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 2 });
+		expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 3 });
 		db.close();
 	} finally {
 		rmSync(dir, { recursive: true, force: true });

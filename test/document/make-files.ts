@@ -2,6 +2,9 @@
 // contain is visible next to what the tests expect of them.
 import { createHash } from "node:crypto";
 import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createDeflate } from "node:zlib";
 import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
 import sharp from "sharp";
@@ -53,6 +56,39 @@ export async function faxTiff(options: FaxTiffOptions): Promise<Uint8Array> {
 	return new Uint8Array(tiff);
 }
 
+/**
+ * `tiff` rewritten by libtiff's tiffcp with `options` (e.g. ["-c", "g3:1d"]);
+ * `pages` picks frames by index, all when absent.
+ */
+export async function tiffcp(tiff: Uint8Array, options: string[], pages?: number[]): Promise<Uint8Array> {
+	const dir = await mkdtemp(join(tmpdir(), "testfax-tiffcp-"));
+	try {
+		const [input, output] = [join(dir, "in.tif"), join(dir, "out.tif")];
+		await Bun.write(input, tiff);
+		const source = pages === undefined ? input : [input, ...pages].join(",");
+		const child = Bun.spawn(["tiffcp", ...options, source, output], { stderr: "pipe" });
+		const stderr = await new Response(child.stderr).text();
+		if ((await child.exited) !== 0) throw new Error(`tiffcp failed: ${stderr}`);
+		return await Bun.file(output).bytes();
+	} finally {
+		await rm(dir, { recursive: true, force: true });
+	}
+}
+
+/** A copy of a little-endian TIFF with tag `tag` (a SHORT) of every frame set to `value`. */
+export function withTiffTag(tiff: Uint8Array, tag: number, value: number): Uint8Array {
+	const copy = tiff.slice();
+	const view = new DataView(copy.buffer);
+	for (let offset = view.getUint32(4, true); offset !== 0; ) {
+		const count = view.getUint16(offset, true);
+		for (let at = offset + 2; at < offset + 2 + count * 12; at += 12) {
+			if (view.getUint16(at, true) === tag) view.setUint16(at + 8, value, true);
+		}
+		offset = view.getUint32(offset + 2 + count * 12, true);
+	}
+	return copy;
+}
+
 /** PDF with one page per size, each saying which page it is. */
 export async function textPdf(sizes: [number, number][]): Promise<Uint8Array> {
 	const pdf = await PDFDocument.create();
@@ -89,7 +125,7 @@ export async function contentBombPdf(megabytes: number): Promise<Uint8Array> {
 	return pdf.save();
 }
 
-type TiffEntry = { tag: number; type: 3 | 4; values: number[] };
+export type TiffEntry = { tag: number; type: 3 | 4; values: number[] };
 
 // Where handMadeTiff leaves room for image data, before the directories.
 const DATA_OFFSET = 8;
@@ -130,6 +166,91 @@ export function handMadeTiff(
 		view.setUint32(at, successor === null ? 0 : (offsets[successor] ?? 0), true);
 	}
 	return bytes;
+}
+
+/** What a row of a Modified Huffman page holds: all white, or a 64-pixel black bar at the right or left edge. */
+export type ModifiedHuffmanRow = "white" | "bar-right" | "bar-left";
+
+// The T.4 code words of these rows (ITU-T T.4, tables 2 and 3), most
+// significant bit first: a run is a make-up code for its multiple of 64 and
+// a terminating code for the rest, and every row starts with a white run.
+const ROW_CODES: Record<ModifiedHuffmanRow, string> = {
+	// White 1728, white 0.
+	white: "010011011" + "00110101",
+	// White 1664, white 0; black 64, black 0.
+	"bar-right": "011000" + "00110101" + "0000001111" + "0000110111",
+	// White 0; black 64, black 0; white 1664, white 0.
+	"bar-left": "00110101" + "0000001111" + "0000110111" + "011000" + "00110101",
+};
+
+/**
+ * A 1728-pixel-wide page in TIFF compression 2 (CCITT Modified Huffman: T.4
+ * one-dimensional codes without EOLs, every row starting on a byte
+ * boundary), `rowsPerStrip` rows a strip, at 204 × 196 dpi. No libtiff tool
+ * writes this compression, so the rows are coded here.
+ */
+export function modifiedHuffmanTiff(rows: ModifiedHuffmanRow[], rowsPerStrip: number): Uint8Array {
+	const strips: Uint8Array[] = [];
+	for (let first = 0; first < rows.length; first += rowsPerStrip) {
+		const bytes = rows.slice(first, first + rowsPerStrip).flatMap((row) => {
+			const bits = ROW_CODES[row].padEnd(Math.ceil(ROW_CODES[row].length / 8) * 8, "0");
+			return Array.from({ length: bits.length / 8 }, (_, i) =>
+				Number.parseInt(bits.slice(i * 8, i * 8 + 8), 2),
+			);
+		});
+		strips.push(Uint8Array.from(bytes));
+	}
+	const entries: [number, 3 | 4 | 5, number[]][] = [
+		[256, 4, [1728]],
+		[257, 4, [rows.length]],
+		[258, 3, [1]],
+		[259, 3, [2]],
+		[262, 3, [0]],
+		[273, 4, []],
+		[277, 3, [1]],
+		[278, 4, [rowsPerStrip]],
+		[279, 4, strips.map((strip) => strip.length)],
+		[282, 5, [204, 1]],
+		[283, 5, [196, 1]],
+		[296, 3, [2]],
+	];
+	const directoryAt = 8;
+	const valuesAt = directoryAt + 2 + entries.length * 12 + 4;
+	const arrayBytes = (type: number, count: number) => (type === 5 ? 8 : 4) * (type === 5 ? 1 : count);
+	let dataAt = valuesAt;
+	for (const [, type, values] of entries) {
+		const count = values.length || strips.length;
+		if (type === 5 || count > 1) dataAt += arrayBytes(type, count);
+	}
+	const offsets = strips.map(
+		(_, index) => dataAt + strips.slice(0, index).reduce((sum, strip) => sum + strip.length, 0),
+	);
+	const file = new Uint8Array(dataAt + strips.reduce((sum, strip) => sum + strip.length, 0));
+	const view = new DataView(file.buffer);
+	file.set([0x49, 0x49, 0x2a, 0x00]);
+	view.setUint32(4, directoryAt, true);
+	view.setUint16(directoryAt, entries.length, true);
+	let next = valuesAt;
+	for (const [index, [tag, type, given]] of entries.entries()) {
+		const values = tag === 273 ? offsets : given;
+		const entry = directoryAt + 2 + index * 12;
+		const count = type === 5 ? 1 : values.length;
+		view.setUint16(entry, tag, true);
+		view.setUint16(entry + 2, type, true);
+		view.setUint32(entry + 4, count, true);
+		let at = entry + 8;
+		if (type === 5 || count > 1) {
+			view.setUint32(entry + 8, next, true);
+			at = next;
+			next += arrayBytes(type, count);
+		}
+		for (const [i, value] of values.entries()) {
+			if (type === 3) view.setUint16(at + i * 2, value, true);
+			else view.setUint32(at + i * 4, value, true);
+		}
+	}
+	for (const [index, strip] of strips.entries()) file.set(strip, offsets[index] ?? 0);
+	return file;
 }
 
 /** Directory entries of a 1-bit G4 page whose data is handMadeTiff's. */

@@ -94,6 +94,84 @@ describe("parseFaxEmail", () => {
 		expect(email.attachment?.bytes).toEqual(latin1("II*\u0000first"));
 	});
 
+	test("nested parts, bare LF line ends and a forwarded message: the fax inside is found", async () => {
+		const forwarded = [
+			"From: Fax Gateway <gateway@fax.example>",
+			'Content-Type: multipart/mixed; boundary="inner"',
+			"",
+			"--inner",
+			"Content-Type: text/plain",
+			"",
+			"--inner-not-a-delimiter",
+			"--inner",
+			'Content-Type: image/tiff; name="fax.tif"',
+			"Content-Transfer-Encoding: base64",
+			"",
+			base64(latin1("II*\u0000forwarded")),
+			"--inner--",
+		];
+		const email = await parseFaxEmail(
+			latin1(
+				[
+					"From: Jane <jane@example.org>",
+					"Date: Mon, 23 Nov 2026 07:00:00 -0500",
+					'Content-Type: multipart/mixed; boundary="outer"',
+					"",
+					"--outer",
+					'Content-Type: multipart/alternative; boundary="alt"',
+					"",
+					"--alt",
+					"Content-Type: text/plain",
+					"",
+					"see below",
+					"--alt--",
+					"--outer  ",
+					"Content-Type: message/rfc822",
+					"",
+					...forwarded,
+					"--outer--",
+					"",
+				].join("\n"),
+			),
+		);
+		expect(email.sender).toBe("jane@example.org");
+		expect(email.attachment).toEqual({ filename: "fax.tif", bytes: latin1("II*\u0000forwarded") });
+	});
+
+	test("a fax after many large attachments that are not faxes", async () => {
+		const junk = new Uint8Array(256 * 1024).fill(0x5a);
+		const email = await parseFaxEmail(
+			message([
+				...Array.from({ length: 40 }, (_, index) => ({
+					headers: [
+						"Content-Type: application/octet-stream",
+						`Content-Disposition: attachment; filename="junk-${index}.bin"`,
+						"Content-Transfer-Encoding: base64",
+					],
+					body: base64(junk),
+				})),
+				{
+					headers: ["Content-Type: application/pdf", "Content-Transfer-Encoding: quoted-printable"],
+					body: "%PDF-1.4=0D=0Alast",
+				},
+			]),
+		);
+		expect(email.attachment).toEqual({ filename: null, bytes: latin1("%PDF-1.4\r\nlast") });
+	});
+
+	test("a multipart message without a boundary, or cut off before its closing delimiter", async () => {
+		const noBoundary = await parseFaxEmail(
+			latin1("From: a@example.org\r\nContent-Type: multipart/mixed\r\n\r\n--x\r\n\r\nbody\r\n"),
+		);
+		expect(noBoundary.attachment).toBeNull();
+		const cutOff = await parseFaxEmail(
+			latin1(
+				"From: a@example.org\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4 cut",
+			),
+		);
+		expect(cutOff.attachment).toEqual({ filename: null, bytes: latin1("%PDF-1.4 cut") });
+	});
+
 	test("sender and date missing or unreadable", async () => {
 		const email = await parseFaxEmail(latin1("Subject: hello\r\nDate: yesterday\r\n\r\nbody\r\n"));
 		expect(email).toEqual({ sender: null, receivedAt: null, attachment: null });

@@ -9,7 +9,7 @@ import {
 	pushGraphicsState,
 } from "pdf-lib";
 import { processDocument } from "../../lib/document/index.ts";
-import { MAX_PAGES, MAX_PDFIUM_HEAP_BYTES } from "../../lib/document/limits.ts";
+import { MAX_PAGES, MAX_PDFIUM_WORKING_BYTES } from "../../lib/document/limits.ts";
 import { darkBox, jpegInfo, pdfPageSizes, processed } from "./inspect.ts";
 import { A4_POINTS, contentBombPdf, encryptedPdf, latin1, textPdf } from "./make-files.ts";
 
@@ -135,7 +135,7 @@ describe("processDocument with a PDF", () => {
 	});
 
 	test("decompression bomb: a content stream inflating beyond PDFium's heap limit", async () => {
-		const pdf = await contentBombPdf(MAX_PDFIUM_HEAP_BYTES / 1024 / 1024);
+		const pdf = await contentBombPdf(MAX_PDFIUM_WORKING_BYTES / 1024 / 1024);
 		expect(pdf.length).toBeLessThan(1_000_000);
 		expect(await processDocument(pdf)).toEqual({
 			ok: false,

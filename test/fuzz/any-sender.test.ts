@@ -130,7 +130,7 @@ test(
 		await fc.assert(
 			fc.asyncProperty(rawSender, async (raw) => {
 				const slug = `fax_Any${++caseNumber}x`;
-				store.insert({
+				await store.insert({
 					slug,
 					source: "phone",
 					sender: raw,
@@ -173,7 +173,7 @@ test("digits of scripts whose runs of ten follow each other read as their own va
 		[...digits].map((d) => String.fromCodePoint(0x116da + Number(d))).join("");
 	const raw = `+${pao("1555")} ${karen("0123456")}`;
 	const slug = "fax_AdjacentDigitRuns";
-	store.insert({
+	await store.insert({
 		slug,
 		source: "phone",
 		sender: raw,

@@ -110,11 +110,11 @@ export const CATALOGUE: CatalogueFax[] = AGES.flatMap((age, ageIndex) =>
 );
 
 /** Inserts the catalogue, in its order, into the server's database. */
-export function insertCatalogue(databasePath: string): void {
+export async function insertCatalogue(databasePath: string): Promise<void> {
 	const db = openDatabase(databasePath);
 	const store = new FaxStore(db);
 	for (const fax of CATALOGUE) {
-		store.insert({
+		await store.insert({
 			slug: fax.slug,
 			source: fax.source,
 			sender: fax.sender,
@@ -123,7 +123,7 @@ export function insertCatalogue(databasePath: string): void {
 			file_size: fax.processed ? 98_760 : null,
 		});
 	}
-	for (const fax of CATALOGUE) if (fax.removed) store.remove(fax.slug, NOW_SECONDS - 10);
+	for (const fax of CATALOGUE) if (fax.removed) await store.remove(fax.slug, NOW_SECONDS - 10);
 	db.close();
 }
 

@@ -67,7 +67,7 @@ class Receive implements fc.AsyncCommand<Model, Real> {
 			removed: false,
 			secrets: sender.secrets,
 		};
-		real.store.insert({
+		await real.store.insert({
 			slug: fax.slug,
 			source: fax.source,
 			sender: fax.sender,
@@ -86,7 +86,7 @@ class Remove implements fc.AsyncCommand<Model, Real> {
 	async run(model: Model, real: Real) {
 		const live = model.faxes.filter((fax) => !fax.removed);
 		const fax = live[this.pick % live.length] as CatalogueFax;
-		real.store.remove(fax.slug, model.now);
+		await real.store.remove(fax.slug, model.now);
 		fax.removed = true;
 	}
 	toString = () => `Remove(${this.pick})`;
@@ -96,7 +96,7 @@ class Purge implements fc.AsyncCommand<Model, Real> {
 	check = () => true;
 	async run(model: Model, real: Real) {
 		// Faxes past retention already answer 410 and are never listed: the model does not change.
-		real.store.purgeBefore(model.now - RETENTION_SECONDS, model.now);
+		await real.store.purgeBefore(model.now - RETENTION_SECONDS, model.now);
 	}
 	toString = () => "Purge";
 }

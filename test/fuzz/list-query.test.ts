@@ -13,7 +13,7 @@ const tally = new Tally("list queries");
 
 beforeAll(async () => {
 	server = await startTestServer({ clock: fixedClock });
-	insertCatalogue(server.databasePath);
+	await insertCatalogue(server.databasePath);
 });
 afterAll(async () => {
 	tally.report(

@@ -19,7 +19,7 @@ const tally = new Tally("malformed requests");
 
 beforeAll(async () => {
 	server = await startTestServer({ clock: fixedClock });
-	insertCatalogue(server.databasePath);
+	await insertCatalogue(server.databasePath);
 });
 afterAll(async () => {
 	tally.report(CASES.malformedRequests[LONG_RUN ? "long" : "fast"]);

@@ -15,8 +15,8 @@ const tally = new Tally("requests");
 beforeAll(async () => {
 	server = await startTestServer({ clock: fixedClock });
 	limited = await startTestServer({ clock: fixedClock, env: { RATE_LIMIT_PER_MINUTE: String(LIMIT) } });
-	insertCatalogue(server.databasePath);
-	insertCatalogue(limited.databasePath);
+	await insertCatalogue(server.databasePath);
+	await insertCatalogue(limited.databasePath);
 });
 afterAll(async () => {
 	tally.report(CASES.requests[LONG_RUN ? "long" : "fast"] + CASES.rateLimited[LONG_RUN ? "long" : "fast"]);

@@ -80,7 +80,7 @@ describe("the raw sender never leaves the server", () => {
 					const slug = `fax_leak${cases++}`;
 					const receivedAt = NOW_SECONDS - 60;
 					const logged = logLines.length;
-					store.insert({
+					await store.insert({
 						slug,
 						source: "phone",
 						sender: raw.raw,

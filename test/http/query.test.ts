@@ -227,3 +227,14 @@ describe("a schema without its own messages", () => {
 		expect(plain("page=x")).toEqual({ ok: false, errors: { page: ["The page field is invalid."] } });
 	});
 });
+
+test("a query string seen again gets the same answer, also after more than a thousand others", () => {
+	const own = createQueryValidator(route.query);
+	const first = [own("limit=7"), own("limit=0")];
+	for (let i = 0; i < 1500; i++) own(`since=2026-11-21T10:00:00Z&x=${i}`);
+	expect([own("limit=7"), own("limit=0")]).toEqual(first);
+	expect(first).toEqual([
+		{ ok: true, value: { limit: 7 } },
+		{ ok: false, errors: { limit: [LIMIT] } },
+	]);
+});

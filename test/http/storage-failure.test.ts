@@ -26,4 +26,8 @@ test("an unexpected storage error answers 500 with a JSON body and is logged", a
 	expect(failure?.level).toBe("error");
 	expect(failure?.req_id).toBe(response.headers.get("x-request-id") ?? "");
 	expect(JSON.stringify(failure?.err)).toContain("no such table: faxes");
+	// Not once: the faxes in memory are not served as if nothing had happened.
+	const again = await server.request("/api/faxes");
+	expect(again.status).toBe(500);
+	await again.text();
 });

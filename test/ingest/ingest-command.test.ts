@@ -149,17 +149,17 @@ describe("fax ingest", () => {
 		}
 	});
 
-	test("an input past 100 MiB is recorded as not processable without being read whole", async () => {
+	test("an input past 40 MiB is recorded as not processable without being read whole", async () => {
 		const path = join(server.dir, "huge.pdf");
 		await Bun.write(path, "%PDF-1.7\n");
-		truncateSync(path, 100 * 1024 * 1024 + 10);
+		truncateSync(path, 40 * 1024 * 1024 + 10);
 		for (const [args, stdin, name] of [
 			[[path], undefined, path],
 			[["-"], Bun.file(path), "standard input"],
 		] as const) {
 			const result = await runFax(["ingest", ...args, "--source", "email", "--json"], server.env, stdin);
 			expect(result.code).toBe(3);
-			expect(result.stderr).toBe(`ingest: ${name}: not processable: file is larger than 100 MiB\n`);
+			expect(result.stderr).toBe(`ingest: ${name}: not processable: file is larger than 40 MiB\n`);
 			expect((JSON.parse(result.stdout) as ApiFax).page_count).toBeNull();
 		}
 	});

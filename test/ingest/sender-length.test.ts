@@ -59,6 +59,8 @@ describe("a sender longer than 255 characters", () => {
 		await Bun.write(file, JSON.stringify([record("fax_toolong", `${LONGEST}B`)]));
 		const refused = await runFax(["import", file], server.env);
 		expect(refused.code).toBe(1);
-		expect(refused.stderr).toContain(`record 0: sender: must not be longer than 255 characters`);
+		expect(refused.stderr).toContain(
+			"record 0: sender: must be the raw sender as text of at most 255 characters, or null for no sender ID",
+		);
 	});
 });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import ipaddr from "ipaddr.js";
 import { createClientKeyResolver, parseTrustProxy } from "../../lib/net/index.ts";
 
 describe("client key without trusted proxies", () => {
@@ -150,6 +151,47 @@ describe("client key behind trusted proxies", () => {
 		expect(keyOf("10.0.0.1", "127.1")).toBe("10.0.0.1");
 		expect(keyOf("10.0.0.1", "0x7f.0.0.1")).toBe("10.0.0.1");
 		expect(keyOf("10.0.0.1", "3405803783")).toBe("10.0.0.1");
+	});
+
+	test("an IPv4 entry is read exactly as ipaddr.js's strict four-part decimal check reads it", () => {
+		const parts = [
+			"0",
+			"1",
+			"9",
+			"00",
+			"01",
+			"10",
+			"99",
+			"100",
+			"255",
+			"256",
+			"099",
+			"1000",
+			"",
+			"a",
+			"0x1",
+			" 1",
+			"+1",
+			"١",
+		];
+		const texts = [
+			...parts.map((part) => `${part}.2.3.4`),
+			...parts.map((part) => `1.2.3.${part}`),
+			...parts.map((part) => `1.${part}.${part}.4`),
+			"1.2.3",
+			"1.2.3.4.",
+			".1.2.3.4",
+			"1..2.3",
+			"1.2.3.4.5",
+			"255.255.255.255",
+			"0.0.0.0",
+		];
+		// An entry is trimmed before it is read.
+		const strict = (text: string) => ipaddr.IPv4.isValidFourPartDecimal(text.trim());
+		expect(texts.map((text) => [text, keyOf("10.0.0.1", text)])).toEqual(
+			texts.map((text) => [text, strict(text) ? ipaddr.IPv4.parse(text.trim()).toString() : "10.0.0.1"]),
+		);
+		expect(texts.filter(strict).length).toBeGreaterThan(20);
 	});
 
 	test("hostile headers never throw", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryWindowLimiter } from "../../lib/rate-limit/memory-window.ts";
+import { MAX_DROPPED_PER_HIT, MemoryWindowLimiter } from "../../lib/rate-limit/memory-window.ts";
 
 const T0 = 1_700_000_000_000;
 
@@ -141,6 +141,67 @@ describe("MemoryWindowLimiter", () => {
 		});
 		for (let i = 0; i < 150_000; i++) limiter.hit(`k${i}`);
 		expect(limiter.size).toBe(100_000);
+	});
+
+	test("a window renewed after the clock stepped back moves behind the live ones", () => {
+		const { state, now } = clock();
+		const limiter = new MemoryWindowLimiter({ limit: 60, windowSeconds: 60, now, maxKeys: 2 });
+		limiter.hit("a");
+		state.now = T0 - 55_000;
+		limiter.hit("c");
+		// "c" ended at T0 + 5,000 behind the live "a"; its hit renews it.
+		state.now = T0 + 30_000;
+		expect(limiter.hit("c")).toMatchObject({ remaining: 59, resetAt: 1_700_000_090 });
+		limiter.hit("d");
+		expect(limiter.size).toBe(2);
+		expect(limiter.hit("c").remaining).toBe(58);
+		expect(limiter.hit("d").remaining).toBe(58);
+		expect(limiter.size).toBe(2);
+	});
+
+	test("hits never walk the Map: its iterators in Bun step over every slot deleted since the last rebuild", () => {
+		const { state, now } = clock();
+		const limiter = new MemoryWindowLimiter({ limit: 60, windowSeconds: 60, now, maxKeys: 1000 });
+		const walks: string[] = [];
+		const proto = Map.prototype as unknown as Record<PropertyKey, unknown>;
+		const names: PropertyKey[] = ["keys", "values", "entries", "forEach", Symbol.iterator];
+		const originals = names.map((name) => proto[name] as (...args: unknown[]) => unknown);
+		names.forEach((name, index) => {
+			const original = originals[index] as (...args: unknown[]) => unknown;
+			proto[name] = function (this: unknown, ...args: unknown[]) {
+				walks.push(String(name));
+				return original.apply(this, args);
+			};
+		});
+		try {
+			// Evictions at the cap, then every window ending at once, then renewals.
+			for (let i = 0; i < 5000; i++) limiter.hit(`flood-${i}`);
+			state.now = T0 + 60_000;
+			limiter.hit("normal");
+			for (let i = 0; i < 1500; i++) limiter.hit(`flood-${i}`);
+		} finally {
+			names.forEach((name, index) => {
+				proto[name] = originals[index];
+			});
+		}
+		expect(walks).toEqual([]);
+		expect(limiter.size).toBe(1000);
+	});
+
+	test("one hit drops a bounded number of ended windows; the following hits drop the rest", () => {
+		const { state, now } = clock();
+		const limiter = new MemoryWindowLimiter({ limit: 60, windowSeconds: 60, now });
+		const flood = 3 * MAX_DROPPED_PER_HIT + 10;
+		for (let i = 0; i < flood; i++) limiter.hit(`flood-${i}`);
+		state.now = T0 + 60_000;
+		limiter.hit("a");
+		expect(limiter.size).toBe(flood - MAX_DROPPED_PER_HIT + 1);
+		for (let i = 0; i < 3; i++) limiter.hit("a");
+		expect(limiter.size).toBe(1);
+		// An ended window still held counts from zero again.
+		for (let i = 0; i < flood; i++) limiter.hit(`flood-${i}`);
+		state.now = T0 + 120_000;
+		expect(limiter.hit(`flood-${flood - 1}`)).toMatchObject({ remaining: 59, resetAt: 1_700_000_180 });
 	});
 
 	test("close() forgets every window", async () => {

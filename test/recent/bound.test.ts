@@ -11,13 +11,13 @@ afterEach(() => {
 	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function storeWith(times: number[]): FaxStore {
+async function storeWith(times: number[]): Promise<FaxStore> {
 	const dir = makeTempDir();
 	dirs.push(dir);
 	const store = new FaxStore(openDatabase(join(dir, "faxes.sqlite")));
-	store.transaction(() => {
+	await store.write((writer) => {
 		times.forEach((receivedAt, i) => {
-			store.insert({
+			writer.insert({
 				slug: `fax_b${i}`,
 				source: "phone",
 				sender: null,
@@ -33,8 +33,8 @@ function storeWith(times: number[]): FaxStore {
 const json = (row: { slug: string }) => `"${row.slug}"`;
 const any = { kind: "any" } as const;
 
-test("memory holds the window only, and lets faxes go as they leave it, a minute at a time", () => {
-	const store = storeWith([NOW - 7200, NOW - 3601, NOW - 3599, NOW - 10]);
+test("memory holds the window only, and lets faxes go as they leave it, a minute at a time", async () => {
+	const store = await storeWith([NOW - 7200, NOW - 3601, NOW - 3599, NOW - 10]);
 	const recent = new RecentFaxes(store, json, NOW, { windowSeconds: 3600 });
 	expect([recent.size, recent.coveredAfter]).toEqual([2, NOW - 3600]);
 	recent.list({ after: 0, sender: any, limit: 1 }, NOW + 59);
@@ -47,11 +47,11 @@ test("memory holds the window only, and lets faxes go as they leave it, a minute
 	);
 });
 
-test("memory holds at most maxEntries faxes: the newest, never half of one second", () => {
-	const store = storeWith([NOW - 50, NOW - 40, NOW - 30, NOW - 30, NOW - 20, NOW - 10]);
+test("memory holds at most maxEntries faxes: the newest, never half of one second", async () => {
+	const store = await storeWith([NOW - 50, NOW - 40, NOW - 30, NOW - 30, NOW - 20, NOW - 10]);
 	const recent = new RecentFaxes(store, json, NOW, { maxEntries: 3 });
 	expect([recent.size, recent.coveredAfter]).toEqual([2, NOW - 30]);
-	store.insert({
+	await store.insert({
 		slug: "fax_new",
 		source: "phone",
 		sender: null,
@@ -64,4 +64,18 @@ test("memory holds at most maxEntries faxes: the newest, never half of one secon
 	expect(recent.list({ after: NOW - 60, sender: any, limit: 5 }, NOW)).toBe(
 		'["fax_new","fax_b5","fax_b4","fax_b3","fax_b2"]',
 	);
+});
+
+test("remembered answers are bounded by what they cost, also when each is an empty list", async () => {
+	const store = await storeWith([NOW - 10]);
+	const recent = new RecentFaxes(store, json, NOW);
+	// Distinct senders nobody has: every answer is "[]", 2 characters, and a
+	// new entry; counted by their text alone, all 100,000 were kept.
+	for (let i = 0; i < 100_000; i++) {
+		expect(recent.list({ after: NOW - 60, sender: { kind: "key", key: `+1555${i}` }, limit: 1 }, NOW)).toBe(
+			"[]",
+		);
+	}
+	expect(recent.rememberedAnswers).toBeLessThan(50_000);
+	expect(recent.rememberedAnswers).toBeGreaterThan(0);
 });

@@ -10,7 +10,7 @@ const store = new FaxStore(db);
 const count = Number(process.env.COUNT);
 const base = Number(process.env.BASE);
 for (let i = 0; i < count; i++) {
-	store.insert({
+	await store.insert({
 		slug: `fax_w${i}`,
 		source: "phone",
 		sender: `WRITER ${i % 3}`,

@@ -1,4 +1,5 @@
 import { loadConfig } from "../../config.ts";
+import { DatabaseBusyError } from "../../db/index.ts";
 import { MAX_INPUT_BYTES } from "../../document/index.ts";
 import { createFaxPresenter, parseOffsetDateTime } from "../../fax/index.ts";
 import { type Received, receiveFax } from "../../ingest/index.ts";
@@ -6,11 +7,12 @@ import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts"
 import { withStore } from "../open-store.ts";
 
 /**
- * A full, read-only or locked disk is the operator's to fix, and is told as
- * such; any other failure is no storage problem and reaches the command
+ * A full, read-only or locked disk, or a database another writer held for
+ * too long, is the operator's to fix, and is told as such; any other failure is no storage problem and reaches the command
  * runner's own one-line report.
  */
 function isStorageFailure(error: unknown): error is Error {
+	if (error instanceof DatabaseBusyError) return true;
 	if (!(error instanceof Error)) return false;
 	const code = (error as { code?: unknown }).code;
 	return error.name === "SQLiteError" || (typeof code === "string" && /^E[A-Z]+$/.test(code));

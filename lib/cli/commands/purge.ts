@@ -9,8 +9,9 @@ export const purgeCommand: Command = {
 	help: `Usage: fax purge
 
 Deletes the rows and files of faxes received more than 30 days ago, keeping a
-tombstone so their slugs answer 410. Idempotent and safe while the API serves;
-the server also runs it every PURGE_INTERVAL seconds.
+tombstone so their slugs answer 410, and the hidden rows of an import that
+crashed or was stopped. Idempotent and safe while the API serves; the server
+also runs it every PURGE_INTERVAL seconds.
 
 Exit codes: 0 done, 2 bad arguments.`,
 	async run(argv, io) {

@@ -20,7 +20,7 @@ Exit codes: 0 removed, 1 no live fax has this slug, 2 bad arguments.`,
 		if (!isSlugShape(slug))
 			throw new UsageError(`not a fax slug: ${slug} (expected fax_ and letters or digits)`);
 		return withStore(loadConfig(io.env), async (store, storageDir) => {
-			if (!store.remove(slug, Math.floor(io.clock() / 1000))) {
+			if (!(await store.remove(slug, Math.floor(io.clock() / 1000)))) {
 				io.err(`remove: no fax ${slug} (unknown, or already removed)`);
 				return EXIT.failed;
 			}

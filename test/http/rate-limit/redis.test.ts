@@ -180,10 +180,13 @@ describe("rate limit over HTTP, Redis only", () => {
 				...Array.from({ length: memoryCounted }, (_, i) => allowed(57 - i)),
 				allowed(59),
 			]);
-			expect(eventsOf(logs)).toEqual([
+			// The first request may meet ioredis between two attempts or inside one.
+			const [down, ...rest] = eventsOf(logs);
+			expect([
 				"rate limit: Redis unavailable; counting in process memory until it is back (connection reconnecting)",
-				BACK,
-			]);
+				"rate limit: Redis unavailable; counting in process memory until it is back (connection connecting)",
+			]).toContain(down as string);
+			expect(rest).toEqual([BACK]);
 		} finally {
 			watcher.disconnect();
 			await late.close();

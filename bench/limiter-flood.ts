@@ -1,0 +1,195 @@
+/**
+ * `bun run bench:flood`: the in-process rate limit under floods of distinct
+ * client keys, the shape of an attack from many IPv6 /64s (and of every
+ * request while Redis is down).
+ *
+ * 1. The limiter itself: five floods of BENCH_FLOOD_KEYS distinct /64 keys,
+ *    hits per second of each; the fifth runs in slices alternating with the
+ *    first flood of a fresh limiter (the yardstick); and a normal client's hit
+ *    before and after them.
+ * 2. Through HTTP, the server behind a trusted proxy counting in memory: a
+ *    normal client's requests per second and p99, four floods of
+ *    BENCH_FLOOD_KEYS requests each from a new /64 every time, then the
+ *    normal client again; each normal run beside the same run on a fresh
+ *    server (the yardstick). The bound: after the four floods the normal
+ *    client keeps at least 0.9× the throughput it had before them.
+ * Options (environment): BENCH_FLOOD_KEYS (1000000), BENCH_SECONDS (3, each
+ * normal-client run), BENCH_CONNECTIONS (32).
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryWindowLimiter } from "../lib/rate-limit/index.ts";
+import { startServerProcess } from "../testkit/server-process.ts";
+import { type LoadResult, runLoad } from "./load.ts";
+
+const KEYS = Number(process.env.BENCH_FLOOD_KEYS ?? 1_000_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const LIMITER_FLOODS = 5;
+const HTTP_FLOODS = 4;
+const BOUND = 0.9;
+const ROUNDS = 5;
+const NORMAL_CLIENT = "203.0.113.7";
+
+/** The n-th address of a flood: a /64 of its own, as an attacker holding a /32 can send. */
+function floodAddress(flood: number, n: number): string {
+	return `2001:db8:${(flood * 0x100 + (n >>> 16)).toString(16)}:${(n & 0xffff).toString(16)}::1`;
+}
+
+/** The rate-limit key of floodAddress(flood, n), as lib/net writes it. */
+function floodKey(flood: number, n: number): string {
+	return `2001:db8:${(flood * 0x100 + (n >>> 16)).toString(16)}:${(n & 0xffff).toString(16)}::/64`;
+}
+
+function verdict(ratio: number): string {
+	return `${ratio.toFixed(2)}× (bound ${BOUND}×: ${ratio >= BOUND ? "within" : "BROKEN"})`;
+}
+
+function normalHitMicroseconds(limiter: MemoryWindowLimiter): number {
+	const hits = 200_000;
+	const start = performance.now();
+	for (let i = 0; i < hits; i++) limiter.hit(NORMAL_CLIENT);
+	return ((performance.now() - start) / hits) * 1000;
+}
+
+/** Milliseconds `limiter` takes for the hits of `keys` from `from` up to `to`. */
+function timeHits(limiter: MemoryWindowLimiter, keys: string[], from: number, to: number): number {
+	const start = performance.now();
+	for (let i = from; i < to; i++) limiter.hit(keys[i] as string);
+	return performance.now() - start;
+}
+
+function benchLimiter(): void {
+	const limiter = new MemoryWindowLimiter({ limit: 1_000_000_000, windowSeconds: 60 });
+	console.log(`limiter: ${LIMITER_FLOODS} floods of ${KEYS.toLocaleString("en")} distinct /64 keys`);
+	normalHitMicroseconds(limiter);
+	const before = normalHitMicroseconds(limiter);
+	let first = 0;
+	for (let flood = 0; flood < LIMITER_FLOODS - 1; flood++) {
+		const keys = Array.from({ length: KEYS }, (_, n) => floodKey(flood, n));
+		const rate = KEYS / (timeHits(limiter, keys, 0, KEYS) / 1000);
+		if (flood === 0) first = rate;
+		console.log(
+			`  flood ${flood + 1}: ${rate.toFixed(0).padStart(9)} hits/s  ${(rate / first).toFixed(2)}× the first  ${limiter.size.toLocaleString("en")} keys held`,
+		);
+	}
+	// The last flood runs in slices alternating with the first flood of a fresh
+	// limiter (the yardstick), so both see the same load from other jobs.
+	const fresh = new MemoryWindowLimiter({ limit: 1_000_000_000, windowSeconds: 60 });
+	const last = Array.from({ length: KEYS }, (_, n) => floodKey(LIMITER_FLOODS - 1, n));
+	const yardstick = Array.from({ length: KEYS }, (_, n) => floodKey(LIMITER_FLOODS, n));
+	const slice = Math.ceil(KEYS / 20);
+	let flooded = 0;
+	let yard = 0;
+	for (let from = 0; from < KEYS; from += slice) {
+		const to = Math.min(KEYS, from + slice);
+		flooded += timeHits(limiter, last, from, to);
+		yard += timeHits(fresh, yardstick, from, to);
+	}
+	console.log(
+		`  flood ${LIMITER_FLOODS}: ${(KEYS / (flooded / 1000)).toFixed(0).padStart(9)} hits/s, beside a fresh limiter's first flood at ${(KEYS / (yard / 1000)).toFixed(0)} hits/s`,
+	);
+	const after = normalHitMicroseconds(limiter);
+	console.log(
+		`  a normal client's hit: ${before.toFixed(3)} µs before the floods, ${after.toFixed(3)} µs after`,
+	);
+	console.log(
+		`  after ${LIMITER_FLOODS - 1} floods against a first flood beside it: ${verdict(yard / flooded)}`,
+	);
+}
+
+function rssMiB(pid: number): number {
+	const status = readFileSync(`/proc/${pid}/status`, "utf8");
+	return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+function line(label: string, result: LoadResult): string {
+	return `  ${label}: ${result.perSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50ms.toFixed(2)} ms  p99 ${result.p99ms.toFixed(2)} ms`;
+}
+
+function startServer(dir: string) {
+	return startServerProcess({
+		DATABASE_PATH: join(dir, "flood.sqlite"),
+		STORAGE_DIR: join(dir, "storage"),
+		SEED_DEMO: "0",
+		PURGE_INTERVAL: "0",
+		LOG_LEVEL: "silent",
+		TRUST_PROXY: "127.0.0.1",
+		RATE_LIMIT_PER_MINUTE: "1000000000",
+	});
+}
+
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+async function benchHttp(): Promise<void> {
+	const dir = join(tmpdir(), `testfax-bench-flood-${process.pid}`);
+	// Two servers of the same code: one takes the floods, the other (the
+	// yardstick) never sees one. Measuring the normal client on both in turn
+	// cancels the load other jobs put on the machine meanwhile.
+	const flooded = await startServer(join(dir, "flooded"));
+	const fresh = await startServer(join(dir, "fresh"));
+	try {
+		const port = (server: typeof flooded) => Number(new URL(server.url).port);
+		const path = "/api/faxes/fax_none";
+		const normal = (server: typeof flooded) =>
+			runLoad({ port: port(server), paths: [path], clients: [NORMAL_CLIENT] }, SECONDS, CONNECTIONS);
+		const rounds = async (label: string) => {
+			const ratios: number[] = [];
+			const p99s: [number[], number[]] = [[], []];
+			for (let round = 0; round < ROUNDS; round++) {
+				const a = await normal(flooded);
+				const b = await normal(fresh);
+				ratios.push(a.perSecond / b.perSecond);
+				p99s[0].push(a.p99ms);
+				p99s[1].push(b.p99ms);
+				console.log(`${line(`${label}, flooded server`, a)}`);
+				console.log(`${line(`${label}, fresh server  `, b)}`);
+			}
+			console.log(
+				`  ${label}: normal client's p99, median of ${ROUNDS}: ${median(p99s[0]).toFixed(2)} ms on the flooded server, ${median(p99s[1]).toFixed(2)} ms on the fresh one`,
+			);
+			return median(ratios);
+		};
+		console.log(
+			`HTTP: a normal client (${CONNECTIONS} connections, ${SECONDS} s) on the flooded server and on a fresh one in turn, ${HTTP_FLOODS} floods of ${KEYS.toLocaleString("en")} requests from distinct /64s, the normal client again`,
+		);
+		await normal(flooded);
+		await normal(fresh);
+		const before = await rounds("before");
+		let firstFlood = 0;
+		for (let flood = 0; flood < HTTP_FLOODS; flood++) {
+			const result = await runLoad(
+				{ port: port(flooded), paths: [path], clientOf: (n) => floodAddress(flood, n), maxRequests: KEYS },
+				3600,
+				CONNECTIONS,
+			);
+			if (flood === 0) firstFlood = result.perSecond;
+			console.log(
+				`${line(`flood ${flood + 1}`, result)}  ${(result.perSecond / firstFlood).toFixed(2)}× the first  RSS ${rssMiB(flooded.child.pid).toFixed(0)} MiB`,
+			);
+		}
+		const after = await rounds("after");
+		console.log(
+			`  flooded/fresh throughput, median of ${ROUNDS} rounds: before the floods ${before.toFixed(2)}`,
+		);
+		console.log(
+			`  normal client's throughput after ${HTTP_FLOODS} floods against before, each against the fresh server: ${verdict(after / before)}`,
+		);
+		console.log(
+			`  RSS: flooded ${rssMiB(flooded.child.pid).toFixed(0)} MiB, fresh ${rssMiB(fresh.child.pid).toFixed(0)} MiB`,
+		);
+	} finally {
+		for (const server of [flooded, fresh]) {
+			server.child.kill("SIGTERM");
+			await server.child.exited;
+		}
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+benchLimiter();
+await benchHttp();

@@ -1,0 +1,122 @@
+import type { Database, Statement } from "bun:sqlite";
+
+/**
+ * Another writer held the database for longer than this connection's busy
+ * timeout (BUSY_TIMEOUT_MS): nothing of the write happened.
+ */
+export class DatabaseBusyError extends Error {
+	constructor(waitedMs: number) {
+		super(`the database stayed locked by another writer for ${waitedMs / 1000} s (BUSY_TIMEOUT_MS)`);
+	}
+}
+
+/** A long write holds the lock this long at most per transaction... */
+export const BATCH_MS = 200;
+/** ...and then leaves it free this long, so writers waiting for it get in. */
+export const GAP_MS = 20;
+// Waiting writers try again this often: well inside a gap, so none is missed.
+const RETRY_MIN_MS = 2;
+const RETRY_SPREAD_MS = 3;
+
+/** A write that runs as several short transactions instead of one long one. */
+export interface BatchedWrite {
+	/** Runs first in each transaction; may throw to stop the write. */
+	open?(): void;
+	/** One small piece of work; returns false once nothing is left. */
+	step(): boolean;
+	/** Runs after each commit. */
+	committed?(): void;
+}
+
+function isBusy(error: unknown): boolean {
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+/**
+ * Write transactions that wait for a busy database without blocking the
+ * event loop: the lock is taken up front (BEGIN IMMEDIATE, so a transaction
+ * that reads before it writes never fails on a stale snapshot), tried without
+ * SQLite's own sleeping wait, and retried every few milliseconds until the
+ * connection's busy timeout has passed. SQLite's own wait sleeps up to 100 ms
+ * between tries and would miss the short gaps a long write leaves; it still
+ * covers reads, which in WAL mode wait only in rare moments (recovery, the
+ * last connection's checkpoint).
+ */
+export class WriteLock {
+	readonly #db: Database;
+	readonly #timeoutMs: number;
+	readonly #begin: Statement;
+	readonly #commit: Statement;
+	readonly #rollback: Statement;
+	/** Transactions committed through this lock: a connection's data_version does not count its own. */
+	commits = 0;
+	/**
+	 * The longest any of them took, from BEGIN to the end of COMMIT: at least
+	 * the time it held the lock, as a COMMIT may go on to checkpoint the WAL.
+	 */
+	longestTransactionMs = 0;
+
+	constructor(db: Database) {
+		this.#db = db;
+		this.#timeoutMs = (db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout;
+		this.#begin = db.prepare("BEGIN IMMEDIATE");
+		this.#commit = db.prepare("COMMIT");
+		this.#rollback = db.prepare("ROLLBACK");
+	}
+
+	#tryBegin(): boolean {
+		// A prepared PRAGMA statement keeps the value of its first run: exec it.
+		this.#db.exec("PRAGMA busy_timeout = 0");
+		try {
+			this.#begin.run();
+			return true;
+		} catch (error) {
+			if (isBusy(error)) return false;
+			throw error;
+		} finally {
+			this.#db.exec(`PRAGMA busy_timeout = ${this.#timeoutMs}`);
+		}
+	}
+
+	/** Runs `work` in one write transaction, all of it or none, once the lock is free. */
+	async run<T>(work: () => T): Promise<T> {
+		const deadline = performance.now() + this.#timeoutMs;
+		while (!this.#tryBegin()) {
+			if (performance.now() >= deadline) throw new DatabaseBusyError(this.#timeoutMs);
+			await Bun.sleep(RETRY_MIN_MS + Math.random() * RETRY_SPREAD_MS);
+		}
+		const began = performance.now();
+		try {
+			const result = work();
+			this.#commit.run();
+			this.commits++;
+			this.longestTransactionMs = Math.max(this.longestTransactionMs, performance.now() - began);
+			return result;
+		} catch (error) {
+			if (this.#db.inTransaction) this.#rollback.run();
+			throw error;
+		}
+	}
+
+	/**
+	 * Runs a long write as transactions of about BATCH_MS each with a GAP_MS
+	 * pause between them, so no writer waits longer than one batch. Each
+	 * transaction is whole; the write as a whole is not, unless the steps make
+	 * it so (a purge may stop half-way; an import hides its rows until done).
+	 */
+	async runInBatches(write: BatchedWrite): Promise<void> {
+		let more = true;
+		while (more) {
+			more = await this.run(() => {
+				write.open?.();
+				const end = performance.now() + BATCH_MS;
+				let left = write.step();
+				while (left && performance.now() < end) left = write.step();
+				return left;
+			});
+			write.committed?.();
+			if (more) await Bun.sleep(GAP_MS);
+		}
+	}
+}

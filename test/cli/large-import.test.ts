@@ -1,0 +1,251 @@
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { faxRecord } from "../../testkit/fixtures.ts";
+import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
+import { textPdf } from "../document/make-files.ts";
+
+// Large enough to be written in several transactions, small enough for a test.
+const RECORDS = 150_000;
+const ROOT = join(import.meta.dir, "../..");
+
+let server: TestServer;
+let pdf: string;
+let reader: Database;
+beforeAll(async () => {
+	server = await startTestServer({
+		faxes: [faxRecord({ slug: "fax_keep1" }), faxRecord({ slug: "fax_keep2" })],
+	});
+	pdf = join(server.dir, "fax.pdf");
+	await Bun.write(pdf, await textPdf([[595.28, 841.89]]));
+	reader = new Database(server.databasePath, { readonly: true });
+});
+afterAll(async () => {
+	reader.close();
+	await server.stop();
+});
+
+/** `count` records of one sender over the last hours, in random time order, the first with `slug`. */
+async function recordsFile(name: string, sender: string, count: number, slug: string): Promise<string> {
+	const now = Date.now();
+	const records = Array.from({ length: count }, (_, i) => ({
+		...(i === 0 ? { slug } : {}),
+		source: "phone",
+		sender,
+		received_at: new Date(now - 60_000 - Math.floor(Math.random() * 3_600_000 * 20)).toISOString(),
+		page_count: 1 + (i % 4),
+		file_size: 1000 + i,
+	}));
+	const path = join(server.dir, name);
+	await Bun.write(path, JSON.stringify(records));
+	return path;
+}
+
+function startImport(file: string, env: Record<string, string> = {}) {
+	return Bun.spawn([process.execPath, "bin/fax.ts", "import", file], {
+		cwd: ROOT,
+		env: { PATH: process.env.PATH ?? "", ...server.env, ...env },
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+}
+
+/** Rows written by an import that is not published yet: the API does not show them. */
+function hiddenRows(): number {
+	const row = reader
+		.query(
+			"SELECT count(*) AS n FROM faxes JOIN fax_imports ON fax_imports.id = import_id WHERE state = 'loading'",
+		)
+		.get() as { n: number };
+	return row.n;
+}
+
+function imports(): { state: string }[] {
+	return reader.query("SELECT state FROM fax_imports").all() as { state: string }[];
+}
+
+async function untilWriting(): Promise<void> {
+	while (hiddenRows() === 0) await Bun.sleep(10);
+}
+
+/**
+ * Another process's write lock, taken in one of the gaps the import leaves
+ * between its transactions: SQLite's own busy wait sleeps past them.
+ */
+async function takeWriteLock(): Promise<Database> {
+	const holder = new Database(server.databasePath);
+	holder.exec("PRAGMA busy_timeout = 0");
+	for (;;) {
+		try {
+			holder.exec("BEGIN IMMEDIATE");
+			return holder;
+		} catch {
+			await Bun.sleep(1);
+		}
+	}
+}
+
+async function listedFrom(sender: string): Promise<unknown[]> {
+	return (await (await server.request(`/api/faxes?from=${encodeURIComponent(sender)}`)).json()) as unknown[];
+}
+
+describe("a large fax import", () => {
+	test("writes in short transactions: ingest and remove started meanwhile succeed, and the import shows all at once", async () => {
+		const file = await recordsFile("large.json", "BULK 1", RECORDS, "fax_bulk1");
+		const running = startImport(file);
+		await untilWriting();
+		expect(await listedFrom("BULK1")).toEqual([]);
+		expect((await server.request("/api/faxes/fax_bulk1")).status).toBe(404);
+		// The busy timeout of before this design: the import once held the lock 18 s.
+		const env = { ...server.env, BUSY_TIMEOUT_MS: "5000" };
+		const [ingest, remove] = await Promise.all([
+			runFax(["ingest", pdf, "--source", "phone", "--sender", "DURING 1"], env),
+			runFax(["remove", "fax_keep1"], env),
+		]);
+		expect([ingest.code, ingest.stderr]).toEqual([0, ""]);
+		expect(remove).toEqual({ code: 0, stdout: "removed fax_keep1\n", stderr: "" });
+		const [stdout, stderr, code] = await Promise.all([
+			new Response(running.stdout).text(),
+			new Response(running.stderr).text(),
+			running.exited,
+		]);
+		expect(stderr).toBe("");
+		expect(code).toBe(0);
+		expect(stdout).toMatch(
+			new RegExp(
+				`^imported ${RECORDS} faxes and 0 removed faxes from ${file} in \\d+(\\.\\d)? s \\(longest write transaction \\d+ ms\\)\n$`,
+			),
+		);
+		// The server answers from memory: the rows it passed over while hidden are there too.
+		const newest = reader
+			.query("SELECT slug FROM faxes WHERE sender = 'BULK 1' ORDER BY received_at DESC, id DESC LIMIT 100")
+			.all() as { slug: string }[];
+		const answer = (await (await server.request("/api/faxes?from=BULK1&limit=100")).json()) as {
+			slug: string;
+		}[];
+		expect(answer.map((fax) => fax.slug)).toEqual(newest.map((row) => row.slug));
+		expect((await server.request("/api/faxes/fax_bulk1")).status).toBe(200);
+		expect(await listedFrom("DURING1")).toHaveLength(1);
+		expect((await server.request("/api/faxes/fax_keep1")).status).toBe(410);
+		expect(imports()).toEqual([{ state: "published" }]);
+	}, 60_000);
+
+	test("killed half-way, it leaves nothing visible, and the next purge deletes what it wrote", async () => {
+		const file = await recordsFile("killed.json", "BULK 2", RECORDS, "fax_killed1");
+		const running = startImport(file);
+		await untilWriting();
+		running.kill("SIGKILL");
+		await running.exited;
+		expect(await listedFrom("BULK2")).toEqual([]);
+		expect((await server.request("/api/faxes/fax_killed1")).status).toBe(404);
+		expect(imports()).toContainEqual({ state: "loading" });
+		expect(await runFax(["purge"], server.env)).toEqual({
+			code: 0,
+			stdout: "purged 0 faxes past retention\n",
+			stderr: "",
+		});
+		expect(imports()).toEqual([{ state: "published" }]);
+		expect(reader.query("SELECT count(*) AS n FROM faxes WHERE sender = 'BULK 2'").get()).toEqual({ n: 0 });
+		// Its slugs were never published, so they are free again.
+		const again = await runFax(["import", file], server.env);
+		expect(again.code).toBe(0);
+		expect((await server.request("/api/faxes/fax_killed1")).status).toBe(200);
+	}, 60_000);
+
+	test("failing half-way, it deletes what it wrote and says so in one line", async () => {
+		const file = await recordsFile("failing.json", "BULK 3", RECORDS, "fax_failed1");
+		const running = startImport(file, { BUSY_TIMEOUT_MS: "1000" });
+		await untilWriting();
+		// Held past the import's busy timeout, released before its clean-up gives up too.
+		const holder = await takeWriteLock();
+		await Bun.sleep(1500);
+		holder.exec("ROLLBACK");
+		holder.close();
+		const [stdout, stderr, code] = await Promise.all([
+			new Response(running.stdout).text(),
+			new Response(running.stderr).text(),
+			running.exited,
+		]);
+		expect({ stdout, stderr, code }).toEqual({
+			stdout: "",
+			stderr: `import: ${file}: the database stayed locked by another writer for 1 s (BUSY_TIMEOUT_MS); nothing was imported\n`,
+			code: 1,
+		});
+		expect(await listedFrom("BULK3")).toEqual([]);
+		expect(reader.query("SELECT count(*) AS n FROM faxes WHERE sender = 'BULK 3'").get()).toEqual({ n: 0 });
+		expect(imports().filter((entry) => entry.state !== "published")).toEqual([]);
+	}, 60_000);
+});
+
+describe("a large fax import stopped by the operator", () => {
+	test.each(["SIGINT", "SIGTERM"] as const)(
+		"on %s it deletes what it wrote and says so in one line",
+		async (name) => {
+			const file = await recordsFile(`stopped-${name}.json`, `BULK ${name}`, RECORDS, `fax_${name}`);
+			const running = startImport(file);
+			await untilWriting();
+			running.kill(name);
+			const [stdout, stderr, code] = await Promise.all([
+				new Response(running.stdout).text(),
+				new Response(running.stderr).text(),
+				running.exited,
+			]);
+			expect({ stdout, stderr, code }).toEqual({
+				stdout: "",
+				stderr: `import: ${file}: stopped by ${name}; nothing was imported\n`,
+				code: 1,
+			});
+			expect((await server.request(`/api/faxes/fax_${name}`)).status).toBe(404);
+			expect(reader.query("SELECT count(*) AS n FROM faxes WHERE sender = ?").get(`BULK ${name}`)).toEqual({
+				n: 0,
+			});
+			expect(imports().filter((entry) => entry.state !== "published")).toEqual([]);
+		},
+		60_000,
+	);
+});
+
+describe("import progress", () => {
+	test("on a terminal: a live line of records validated and written, rate and time left, then the summary", async () => {
+		const file = await recordsFile("terminal.json", "BULK 4", RECORDS, "fax_terminal1");
+		const child = Bun.spawn(
+			["script", "-qec", `${process.execPath} bin/fax.ts import ${file}`, "/dev/null"],
+			{
+				cwd: ROOT,
+				env: { PATH: process.env.PATH ?? "", ...server.env, COLUMNS: "200" },
+				stdin: "ignore",
+				stdout: "pipe",
+				stderr: "pipe",
+			},
+		);
+		const [output, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+		expect(code).toBe(0);
+		const count = RECORDS.toLocaleString("en-US");
+		const redraws = output.split("\r\x1b[K");
+		expect(redraws[1]).toBe(`import: validated 0/${count} | written 0`);
+		expect(redraws).toContainEqual(
+			expect.stringMatching(
+				new RegExp(
+					`^import: validated ${count}/${count} \\| written [\\d,]+ \\| [\\d,]+/s \\| \\d+(\\.\\d)? s left$`,
+				),
+			),
+		);
+		// The live line is cleared before the summary, which is the last line.
+		expect(redraws.at(-1)).toMatch(
+			new RegExp(
+				`^imported ${RECORDS} faxes and 0 removed faxes from ${file} in \\d+(\\.\\d)? s \\(longest write transaction \\d+ ms\\)\r\n$`,
+			),
+		);
+	}, 60_000);
+
+	test("not on a terminal: the summary line alone", async () => {
+		const file = await recordsFile("piped.json", "BULK 5", 5000, "fax_piped1");
+		const result = await runFax(["import", file], server.env);
+		expect(result.stderr).toBe("");
+		expect(result.stdout).toMatch(
+			new RegExp(
+				`^imported 5000 faxes and 0 removed faxes from ${file} in \\d+(\\.\\d)? s \\(longest write transaction \\d+ ms\\)\n$`,
+			),
+		);
+	}, 60_000);
+});
