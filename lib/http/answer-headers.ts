@@ -35,9 +35,8 @@ export function answerHeaders(reportEarly: ReturnType<typeof requestLog>["report
 			// The plugin marks every answer `Vary: *` for a wildcard origin; the
 			// answer does not vary by origin, and caches must not keep it anyway.
 			delete set.headers.vary;
-			if (request.method === "OPTIONS") {
-				const method = request.headers.get("access-control-request-method");
-				if (method === null) return;
+			// A plain OPTIONS is no preflight: like any other request, it meets the 403 below.
+			if (request.method === "OPTIONS" && request.headers.get("access-control-request-method") !== null) {
 				set.status = 204;
 				const asked = request.headers.get("access-control-request-headers");
 				if (asked) set.headers["access-control-allow-headers"] = asked;

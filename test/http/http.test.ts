@@ -171,6 +171,22 @@ describe("the default Python urllib User-Agent", () => {
 		expect(other.status).toBe(200);
 	});
 
+	test("a plain OPTIONS (no preflight) gets the 403 too, on an endpoint and elsewhere (a fuzzing counterexample)", async () => {
+		const answers = [];
+		for (const path of ["/api/faxes/fax_0", "/api/faxes", "/a."]) {
+			const response = await server.request(path, {
+				method: "OPTIONS",
+				headers: { "user-agent": "Python-urllib/3.12" },
+			});
+			answers.push([path, response.status, response.headers.get("x-ratelimit-limit")]);
+		}
+		expect(answers).toEqual([
+			["/api/faxes/fax_0", 403, null],
+			["/api/faxes", 403, null],
+			["/a.", 403, null],
+		]);
+	});
+
 	test("the address the 403 names is the docs page", async () => {
 		const docs = await server.request("/docs", { headers: { "user-agent": "python-requests/2.32" } });
 		expect([docs.status, docs.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
