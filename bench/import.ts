@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../lib/db/index.ts";
 import { storedSenderKey } from "../lib/fax/index.ts";
+import { runCommand } from "../testkit/processes.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const SPREAD_SECONDS = 29 * 86_400;
@@ -136,17 +137,7 @@ async function timed(
 	env: Record<string, string>,
 ): Promise<{ seconds: number; stdout: string }> {
 	const started = performance.now();
-	const child = Bun.spawn(command, {
-		cwd: ROOT,
-		env: { PATH: process.env.PATH ?? "", ...env },
-		stdout: "pipe",
-		stderr: "pipe",
-	});
-	const [stdout, stderr, code] = await Promise.all([
-		new Response(child.stdout).text(),
-		new Response(child.stderr).text(),
-		child.exited,
-	]);
+	const { code, stdout, stderr } = await runCommand(command, { cwd: ROOT, env });
 	if (code !== 0) throw new Error(`${command.join(" ")} exited ${code}: ${stderr}`);
 	return { seconds: (performance.now() - started) / 1000, stdout };
 }

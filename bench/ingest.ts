@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { createDeflate } from "node:zlib";
 import { PDFDocument, PDFName } from "pdf-lib";
 import sharp from "sharp";
+import { runCommand } from "../testkit/processes.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -249,17 +250,10 @@ async function runYardstick(input: Input): Promise<Run | null> {
 
 async function timed(command: string[], env: Record<string, string>) {
 	const start = performance.now();
-	const child = Bun.spawn(["/usr/bin/time", "-f", "%M", ...command], {
+	const { code, stdout, stderr } = await runCommand(["/usr/bin/time", "-f", "%M", ...command], {
 		cwd: ROOT,
 		env,
-		stdout: "pipe",
-		stderr: "pipe",
 	});
-	const [stdout, stderr, code] = await Promise.all([
-		new Response(child.stdout).text(),
-		new Response(child.stderr).text(),
-		child.exited,
-	]);
 	const ms = performance.now() - start;
 	// GNU time appends the peak RSS, after a line on a non-zero exit status.
 	const lines = stderr.trimEnd().split("\n");

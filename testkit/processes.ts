@@ -21,3 +21,30 @@ export async function firstChildOf(pid: number, timeoutMs = 5000): Promise<numbe
 		await Bun.sleep(20);
 	}
 }
+
+export interface CommandResult {
+	code: number;
+	stdout: string;
+	stderr: string;
+}
+
+/** Runs a command to its end with its output collected; the environment is `env` and PATH only. */
+export async function runCommand(
+	command: string[],
+	options: { cwd: string; env: Record<string, string>; stdin?: Uint8Array | string | Blob },
+): Promise<CommandResult> {
+	const { stdin } = options;
+	const child = Bun.spawn(command, {
+		cwd: options.cwd,
+		env: { PATH: process.env.PATH ?? "", ...options.env },
+		stdin: stdin === undefined ? "ignore" : stdin instanceof Blob ? stdin : new Blob([stdin]),
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	const [stdout, stderr, code] = await Promise.all([
+		new Response(child.stdout).text(),
+		new Response(child.stderr).text(),
+		child.exited,
+	]);
+	return { code, stdout, stderr };
+}

@@ -9,6 +9,7 @@ import type { Logger } from "../lib/log/index.ts";
 import { type RunningServer, startServer } from "../lib/server.ts";
 import { assertDescribed } from "./api-description.ts";
 import { silentLog } from "./log.ts";
+import { type CommandResult, runCommand } from "./processes.ts";
 
 export interface TestServer extends Omit<RunningServer, "stop"> {
 	baseUrl: string;
@@ -116,22 +117,14 @@ export function useTestServers(): (options?: TestServerOptions) => Promise<TestS
 }
 
 /** Runs `bun bin/fax.ts ...args` as operators do; returns exit code and output. */
-export async function runFax(
+export function runFax(
 	args: string[],
 	env: Record<string, string>,
 	stdin?: Uint8Array | string | Blob,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-	const child = Bun.spawn([process.execPath, "bin/fax.ts", ...args], {
+): Promise<CommandResult> {
+	return runCommand([process.execPath, "bin/fax.ts", ...args], {
 		cwd: join(import.meta.dir, ".."),
-		env: { PATH: process.env.PATH ?? "", ...env },
-		stdin: stdin === undefined ? "ignore" : stdin instanceof Blob ? stdin : new Blob([stdin]),
-		stdout: "pipe",
-		stderr: "pipe",
+		env,
+		stdin,
 	});
-	const [stdout, stderr, code] = await Promise.all([
-		new Response(child.stdout).text(),
-		new Response(child.stderr).text(),
-		child.exited,
-	]);
-	return { code, stdout, stderr };
 }
