@@ -29,7 +29,7 @@ export interface CommandResult {
 }
 
 /** Runs a command to its end with its output collected; the environment is `env` and PATH only. */
-export async function runCommand(
+export function runCommand(
 	command: string[],
 	options: { cwd: string; env: Record<string, string>; stdin?: Uint8Array | string | Blob },
 ): Promise<CommandResult> {
@@ -41,6 +41,15 @@ export async function runCommand(
 		stdout: "pipe",
 		stderr: "pipe",
 	});
+	return outputOf(child);
+}
+
+/** Waits for a child spawned with piped stdout and stderr to end, its output collected. */
+export async function outputOf(child: {
+	stdout: ReadableStream<Uint8Array>;
+	stderr: ReadableStream<Uint8Array>;
+	exited: Promise<number>;
+}): Promise<CommandResult> {
 	const [stdout, stderr, code] = await Promise.all([
 		new Response(child.stdout).text(),
 		new Response(child.stderr).text(),

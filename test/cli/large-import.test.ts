@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { faxRecord } from "../../testkit/fixtures.ts";
+import { outputOf } from "../../testkit/processes.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
 import { textPdf } from "../document/make-files.ts";
 
@@ -104,11 +105,7 @@ describe("a large fax import", () => {
 		]);
 		expect([ingest.code, ingest.stderr]).toEqual([0, ""]);
 		expect(remove).toEqual({ code: 0, stdout: "removed fax_keep1\n", stderr: "" });
-		const [stdout, stderr, code] = await Promise.all([
-			new Response(running.stdout).text(),
-			new Response(running.stderr).text(),
-			running.exited,
-		]);
+		const { stdout, stderr, code } = await outputOf(running);
 		expect(stderr).toBe("");
 		expect(code).toBe(0);
 		expect(stdout).toMatch(
@@ -161,11 +158,7 @@ describe("a large fax import", () => {
 		await Bun.sleep(1500);
 		holder.exec("ROLLBACK");
 		holder.close();
-		const [stdout, stderr, code] = await Promise.all([
-			new Response(running.stdout).text(),
-			new Response(running.stderr).text(),
-			running.exited,
-		]);
+		const { stdout, stderr, code } = await outputOf(running);
 		expect({ stdout, stderr, code }).toEqual({
 			stdout: "",
 			stderr: `import: ${file}: the database stayed locked by another writer for 1 s (BUSY_TIMEOUT_MS); nothing was imported\n`,
@@ -185,11 +178,7 @@ describe("a large fax import stopped by the operator", () => {
 			const running = startImport(file);
 			await untilWriting();
 			running.kill(name);
-			const [stdout, stderr, code] = await Promise.all([
-				new Response(running.stdout).text(),
-				new Response(running.stderr).text(),
-				running.exited,
-			]);
+			const { stdout, stderr, code } = await outputOf(running);
 			expect({ stdout, stderr, code }).toEqual({
 				stdout: "",
 				stderr: `import: ${file}: stopped by ${name}; nothing was imported\n`,

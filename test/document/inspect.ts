@@ -9,6 +9,7 @@ import { PDFiumLibrary } from "@hyzyla/pdfium";
 import { PDFDocument } from "pdf-lib";
 import sharp from "sharp";
 import { processDocument } from "../../lib/document/index.ts";
+import { outputOf } from "../../testkit/processes.ts";
 
 export async function processed(input: Uint8Array) {
 	const result = await processDocument(input);
@@ -61,12 +62,7 @@ export async function withPoppler<T>(
 	const file = join(dir, "document.pdf");
 	await Bun.write(file, pdf);
 	const run = async (command: string[]) => {
-		const child = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
-		const [stdout, stderr, code] = await Promise.all([
-			new Response(child.stdout).text(),
-			new Response(child.stderr).text(),
-			child.exited,
-		]);
+		const { stdout, stderr, code } = await outputOf(Bun.spawn(command, { stdout: "pipe", stderr: "pipe" }));
 		if (code !== 0 || stderr !== "") throw new Error(`${command[0]} failed (${code}): ${stderr}`);
 		return stdout;
 	};
