@@ -27,7 +27,7 @@ import { type LoadResult, runLoad } from "./load.ts";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SIZES = (process.env.BENCH_FAXES ?? "100000,1000000").split(",").map(Number);
-const LOGGING_ROUNDS = 3;
+const LOGGING_ROUNDS = 6;
 /** Each comparison runs in this many alternating rounds, so the shared machine's drift falls on every server alike. */
 const ROUNDS = 2;
 const LIMIT = 1_000_000_000;

@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { type FaxRow, storedSenderKey } from "../fax/index.ts";
+import { type CommitCounter, commitCounter } from "./commit-counter.ts";
 import { cleanAbandonedImports, ImportStatements, StagedImport } from "./staged-import.ts";
 import { WriteLock } from "./write-lock.ts";
 
@@ -76,7 +77,7 @@ export class FaxStore {
 	readonly #delete: Statement;
 	readonly #tombstone: Statement;
 	readonly #expired: Statement<{ slug: string }>;
-	readonly #dataVersion: Statement<{ data_version: number }>;
+	readonly #commits: CommitCounter;
 	readonly #newest: Statement<StoredFax>;
 	readonly #insertedAfter: Statement<StoredFax>;
 	readonly #lastId: Statement<{ id: number }>;
@@ -115,7 +116,7 @@ export class FaxStore {
 		this.#expired = db.prepare(
 			`SELECT slug FROM faxes WHERE received_at < $cutoff AND ${VISIBLE} LIMIT $limit`,
 		);
-		this.#dataVersion = db.prepare("PRAGMA data_version");
+		this.#commits = commitCounter(db);
 		const stored = `id, ${COLUMNS}, sender_key`;
 		this.#newest = db.prepare(
 			`SELECT ${stored} FROM faxes WHERE received_at > $after AND ${VISIBLE} ORDER BY received_at DESC, id DESC LIMIT $limit`,
@@ -146,10 +147,16 @@ export class FaxStore {
 	/**
 	 * A number that differs from the one of the previous call whenever a write
 	 * was committed in between, by this store or by any other connection
-	 * (SQLite's data_version, which does not count this connection's own).
+	 * (commit-counter.ts; its data_version fallback does not count this
+	 * connection's own).
 	 */
 	changeCount(): number {
-		return (this.#dataVersion.get()?.data_version ?? 0) + this.#lock.commits;
+		return this.#commits.count() + this.#lock.commits;
+	}
+
+	/** How changeCount learns of commits (CommitCounter.source). */
+	get commitSource(): CommitCounter["source"] {
+		return this.#commits.source;
 	}
 
 	/** Runs `work` in one read transaction: every read in it sees the same committed state. */

@@ -1,2 +1,4 @@
 // The structured log: one JSON object a line on standard output, through pino.
+
+export { type AccessFields, accessLineWriter } from "./access-line.ts";
 export { createLogger, type LogDestination, type Logger, type LogLevel, standardOutput } from "./logger.ts";

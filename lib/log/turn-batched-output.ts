@@ -7,17 +7,24 @@ function codeOf(error: unknown): unknown {
 	return (error as { code?: unknown } | null)?.code;
 }
 
+/** Bytes gathered before a write; a turn with more is written in several. */
+const BUFFER_BYTES = 64 * 1024;
+
 /**
  * A log destination that writes the lines of one event-loop turn with one
  * synchronous write when the turn ends, rather than one write per line: the
- * answers of a busy turn share a system call. Synchronous writes leave nothing
- * under way when the process exits, so what is pending is written on exit,
- * also after process.exit() or an uncaught error; only a kill no handler sees
- * (SIGKILL) loses the lines of the turn it interrupts.
+ * answers of a busy turn share a system call. Lines are encoded straight into
+ * one buffer kept for the life of the process: under load a joined string and
+ * a new Buffer per turn were, by profile, a third of the access log's cost.
+ * Synchronous writes leave nothing under way when the process exits, so what
+ * is pending is written on exit, also after process.exit() or an uncaught
+ * error; only a kill no handler sees (SIGKILL) loses the lines of the turn it
+ * interrupts.
  */
 export class TurnBatchedOutput {
 	readonly #fd: number;
-	#pending: string[] = [];
+	readonly #buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+	#used = 0;
 	#scheduled = false;
 	#closed = false;
 
@@ -28,7 +35,15 @@ export class TurnBatchedOutput {
 
 	write(line: string): void {
 		if (this.#closed) return;
-		this.#pending.push(line);
+		// A line that might not fit (UTF-8 takes at most 3 bytes per UTF-16 unit) goes after what is pending.
+		if (this.#used + line.length * 3 > BUFFER_BYTES) {
+			this.flush();
+			if (line.length * 3 > BUFFER_BYTES) {
+				this.#writeAll(Buffer.from(line));
+				return;
+			}
+		}
+		this.#used += this.#buffer.write(line, this.#used);
 		if (this.#scheduled) return;
 		this.#scheduled = true;
 		setImmediate(() => this.flush());
@@ -37,12 +52,17 @@ export class TurnBatchedOutput {
 	/** Writes every pending line now. */
 	flush(): void {
 		this.#scheduled = false;
-		if (this.#pending.length === 0) return;
-		let bytes = Buffer.from(this.#pending.join(""));
-		this.#pending = [];
-		while (bytes.length > 0) {
+		if (this.#used === 0) return;
+		const pending = this.#buffer.subarray(0, this.#used);
+		this.#used = 0;
+		this.#writeAll(pending);
+	}
+
+	#writeAll(bytes: Uint8Array): void {
+		let rest = bytes;
+		while (rest.length > 0 && !this.#closed) {
 			try {
-				bytes = bytes.subarray(writeSync(this.#fd, bytes));
+				rest = rest.subarray(writeSync(this.#fd, rest));
 			} catch (error) {
 				// A full pipe: wait for the reader, as a blocking write would.
 				if (codeOf(error) === "EAGAIN") {
@@ -52,8 +72,6 @@ export class TurnBatchedOutput {
 				// Nobody reads the log any more (a closed pipe, a lost file):
 				// serving goes on without it rather than failing every answer.
 				this.#closed = true;
-				this.#pending = [];
-				return;
 			}
 		}
 	}

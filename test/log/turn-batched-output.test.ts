@@ -26,6 +26,24 @@ test("the lines of a turn are written together when it ends, in order", async ()
 	}
 });
 
+test("a turn's lines beyond the buffer, lines longer than it and any UTF-8 arrive whole and in order", async () => {
+	const dir = mkdtempSync(join(tmpdir(), "testfax-log-"));
+	const path = join(dir, "out.log");
+	const fd = openSync(path, "w");
+	try {
+		const output = new TurnBatchedOutput(fd);
+		const lines = Array.from({ length: 3000 }, (_, i) =>
+			i === 1500 ? `${"long é😀".repeat(40_000)}\n` : `${i} ${"Zürich ☎ 😀 ".repeat(i % 9)}\n`,
+		);
+		for (const line of lines) output.write(line);
+		await nextTurn();
+		expect(readFileSync(path, "utf8")).toBe(lines.join(""));
+	} finally {
+		closeSync(fd);
+		rmSync(dir, { recursive: true });
+	}
+});
+
 test("a destination that cannot be written ends the log, not the process", async () => {
 	const dir = mkdtempSync(join(tmpdir(), "testfax-log-"));
 	const fd = openSync(join(dir, "out.log"), "w");
