@@ -35,14 +35,14 @@ const ANSWER_OVERHEAD_CHARS = 64;
  * faxes (they are then the newest ones of all); otherwise SQLite answers, as it
  * does for a slug not held here.
  *
- * Every answer starts by asking SQLite whether anything was committed since
- * the last one (one cheap statement); if so, the rows inserted since (by id,
- * which is never reused) and the removals recorded since (by their number) are
- * read in one snapshot and applied. A commit by another process is therefore
- * seen by the very next request, without any full reload. A large import
- * writes its rows hidden and shows them all at once when it is published:
- * their ids were passed over while hidden, so the rows of each import
- * published since are read by import.
+ * Every answer starts by asking whether anything was committed since the
+ * last one (FaxStore.changeCount: one read of SQLite's WAL index header); if
+ * so, the rows inserted since (by id, which is never reused) and the removals
+ * recorded since (by their number) are read in one snapshot and applied. A
+ * commit by another process is therefore seen by the very next request,
+ * without any full reload. A large import writes its rows hidden and shows
+ * them all at once when it is published: their ids were passed over while
+ * hidden, so the rows of each import published since are read by import.
  *
  * A list answer depends on nothing but the query and the committed faxes
  * (memory and SQLite answer alike), so each is remembered until the next
