@@ -1,12 +1,12 @@
 import type { Database } from "bun:sqlite";
-import { openSync, readSync } from "node:fs";
+import { fstatSync, openSync, readSync, statSync } from "node:fs";
 
 /**
  * A number that changes whenever any connection commits to the database, read
  * before every request so that the next request sees another process's write.
  */
 export interface CommitCounter {
-	/** Which way the counter reads commits: the WAL index in shared memory, or SQLite's data_version. */
+	/** Which way the counter reads commits: the WAL index header in the -shm file, or SQLite's data_version. */
 	readonly source: "wal-index" | "data_version";
 	count(): number;
 }
@@ -87,9 +87,10 @@ function walIndexFile(db: Database): number | null {
 	const mode = db.prepare<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode;
 	if (mode !== "wal" || db.filename === "" || db.filename === ":memory:") return null;
 	const path = `${db.filename}-shm`;
-	const known = walIndexFiles.get(path);
-	if (known !== undefined) return known;
 	try {
+		const known = walIndexFiles.get(path);
+		// A file deleted and made anew at the same path is another file.
+		if (known !== undefined && fstatSync(known).ino === statSync(path).ino) return known;
 		const fd = openSync(path, "r");
 		walIndexFiles.set(path, fd);
 		return fd;

@@ -99,3 +99,18 @@ test("property: the count changes exactly when data_version does, across rollbac
 	other.close();
 	db.close();
 });
+
+test("a database made anew at the same path is watched anew", () => {
+	const first = fileStore();
+	first.db.close();
+	for (const suffix of ["", "-wal", "-shm"]) rmSync(`${first.path}${suffix}`, { force: true });
+	const db = openDatabase(first.path);
+	const store = new FaxStore(db);
+	expect(store.commitSource).toBe("wal-index");
+	const other = new Database(first.path);
+	const before = store.changeCount();
+	other.run("INSERT INTO removed_faxes (slug, removed_at) VALUES ('fax_anew', 1)");
+	expect(store.changeCount()).not.toBe(before);
+	other.close();
+	db.close();
+});
