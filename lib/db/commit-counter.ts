@@ -25,8 +25,8 @@ const IS_INIT_BYTE = 12;
  * (by profile about a quarter of the CPU of a cached answer).
  *
  * A torn read (a writer halfway through the header) only differs from the
- * last one, which costs one needless refresh. A short read (a file cut to
- * nothing) counts as a change too.
+ * last one, which costs one needless refresh. A short read (a file cut short)
+ * counts as a change on every call until the header is whole again.
  */
 class WalIndexCounter implements CommitCounter {
 	readonly source = "wal-index";
@@ -42,13 +42,13 @@ class WalIndexCounter implements CommitCounter {
 		this.#seen.set(this.#header);
 	}
 
-	#read(): void {
-		const read = readSync(this.#fd, this.#bytes, 0, this.#bytes.length, 0);
-		if (read < this.#bytes.length) this.#header.fill(0xffffffff, read >> 2);
+	/** False when the header could not be read whole. */
+	#read(): boolean {
+		return readSync(this.#fd, this.#bytes, 0, this.#bytes.length, 0) === this.#bytes.length;
 	}
 
 	count(): number {
-		this.#read();
+		if (!this.#read()) return ++this.#count;
 		const header = this.#header;
 		const seen = this.#seen;
 		for (let i = 0; i < HEADER_WORDS; i++) {
