@@ -124,20 +124,24 @@ const rawSender = fc.oneof(
 		.map(([before, digits, after]) => before + digits + after),
 );
 
+/** A phone fax from `raw`, received a minute ago. */
+const insertSender = (slug: string, raw: string) =>
+	store.insert({
+		slug,
+		source: "phone",
+		sender: raw,
+		received_at: NOW_SECONDS - 60,
+		page_count: null,
+		file_size: null,
+	});
+
 test(
 	"any sender text shows as the masking rules give it, and its own text finds it",
 	async () => {
 		await fc.assert(
 			fc.asyncProperty(rawSender, async (raw) => {
 				const slug = `fax_Any${++caseNumber}x`;
-				await store.insert({
-					slug,
-					source: "phone",
-					sender: raw,
-					received_at: NOW_SECONDS - 60,
-					page_count: null,
-					file_size: null,
-				});
+				await insertSender(slug, raw);
 				const single = tally.see(await exchange(server.port, "GET", `/api/faxes/${slug}`));
 				const from = (JSON.parse(single.body) as { from: unknown }).from;
 				const expected = expectedFrom(raw);
@@ -173,14 +177,7 @@ test("digits of scripts whose runs of ten follow each other read as their own va
 		[...digits].map((d) => String.fromCodePoint(0x116da + Number(d))).join("");
 	const raw = `+${pao("1555")} ${karen("0123456")}`;
 	const slug = "fax_AdjacentDigitRuns";
-	await store.insert({
-		slug,
-		source: "phone",
-		sender: raw,
-		received_at: NOW_SECONDS - 60,
-		page_count: null,
-		file_size: null,
-	});
+	await insertSender(slug, raw);
 	const single = await exchange(server.port, "GET", `/api/faxes/${slug}`);
 	const found = await exchange(server.port, "GET", "/api/faxes?from=%2B15550123456");
 	expect([

@@ -1,4 +1,5 @@
 import { FaxStore, openDatabase } from "../../lib/db/index.ts";
+import type { FaxRow } from "../../lib/fax/index.ts";
 import { NOW_SECONDS } from "../../testkit/fixtures.ts";
 
 /**
@@ -109,19 +110,24 @@ export const CATALOGUE: CatalogueFax[] = AGES.flatMap((age, ageIndex) =>
 	}),
 );
 
+/** The row a catalogue fax is stored as. */
+export function storedRow(fax: CatalogueFax): FaxRow {
+	return {
+		slug: fax.slug,
+		source: fax.source,
+		sender: fax.sender,
+		received_at: fax.receivedAt,
+		page_count: fax.processed ? 2 : null,
+		file_size: fax.processed ? 98_760 : null,
+	};
+}
+
 /** Inserts the catalogue, in its order, into the server's database. */
 export async function insertCatalogue(databasePath: string): Promise<void> {
 	const db = openDatabase(databasePath);
 	const store = new FaxStore(db);
 	for (const fax of CATALOGUE) {
-		await store.insert({
-			slug: fax.slug,
-			source: fax.source,
-			sender: fax.sender,
-			received_at: fax.receivedAt,
-			page_count: fax.processed ? 2 : null,
-			file_size: fax.processed ? 98_760 : null,
-		});
+		await store.insert(storedRow(fax));
 	}
 	for (const fax of CATALOGUE) if (fax.removed) await store.remove(fax.slug, NOW_SECONDS - 10);
 	db.close();

@@ -13,6 +13,7 @@ import {
 	type ListQuery,
 	RETENTION_SECONDS,
 	SENDERS,
+	storedRow,
 } from "./catalogue.ts";
 import { CASES, LONG_RUN, PROPERTY_TIMEOUT_MS, runs } from "./runs.ts";
 
@@ -67,14 +68,7 @@ class Receive implements fc.AsyncCommand<Model, Real> {
 			removed: false,
 			secrets: sender.secrets,
 		};
-		await real.store.insert({
-			slug: fax.slug,
-			source: fax.source,
-			sender: fax.sender,
-			received_at: fax.receivedAt,
-			page_count: fax.processed ? 2 : null,
-			file_size: fax.processed ? 98_760 : null,
-		});
+		await real.store.insert(storedRow(fax));
 		model.faxes.push(fax);
 	}
 	toString = () => `Receive(age ${this.age}, sender ${this.senderIndex}, processed ${this.processed})`;
