@@ -1,3 +1,4 @@
+import { childEnv } from "./child-env.ts";
 /** The ids of a process's direct children, from /proc (Linux). */
 export async function childrenOf(pid: number): Promise<number[]> {
 	const tasks = await Array.fromAsync(new Bun.Glob("*").scan({ cwd: `/proc/${pid}/task`, onlyFiles: false }));
@@ -36,7 +37,7 @@ export function runCommand(
 	const { stdin } = options;
 	const child = Bun.spawn(command, {
 		cwd: options.cwd,
-		env: { PATH: process.env.PATH ?? "", ...options.env },
+		env: childEnv(options.env),
 		stdin: stdin === undefined ? "ignore" : stdin instanceof Blob ? stdin : new Blob([stdin]),
 		stdout: "pipe",
 		stderr: "pipe",

@@ -1,4 +1,5 @@
 import { Socket } from "node:net";
+import { realClockEnv } from "./child-env.ts";
 import { freePort } from "./ports.ts";
 
 export interface RedisServer {
@@ -71,7 +72,7 @@ async function spawnUntilPong(
 			"--appendonly",
 			"no",
 		],
-		{ stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+		{ env: realClockEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" },
 	);
 	const deadline = Date.now() + START_TIMEOUT_MS;
 	while (Date.now() < deadline) {

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { childEnv } from "./child-env.ts";
 
 const ROOT = join(import.meta.dir, "..");
 
@@ -15,7 +16,7 @@ export interface ServerProcessOptions {
 export function spawnServer(env: Record<string, string>, options: ServerProcessOptions = {}) {
 	return Bun.spawn([process.execPath, options.script ?? "bin/server.ts"], {
 		cwd: ROOT,
-		env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0", ...env },
+		env: childEnv({ HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0", ...env }),
 		// A file leaves no stream to read, as "ignore" does.
 		stdout: (options.logFile === undefined ? (options.stdout ?? "ignore") : Bun.file(options.logFile)) as
 			| "pipe"

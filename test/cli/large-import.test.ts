@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { childEnv } from "../../testkit/child-env.ts";
 import { faxRecord } from "../../testkit/fixtures.ts";
 import { outputOf } from "../../testkit/processes.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
@@ -45,7 +46,7 @@ async function recordsFile(name: string, sender: string, count: number, slug: st
 function startImport(file: string, env: Record<string, string> = {}) {
 	return Bun.spawn([process.execPath, "bin/fax.ts", "import", file], {
 		cwd: ROOT,
-		env: { PATH: process.env.PATH ?? "", ...server.env, ...env },
+		env: childEnv({ ...server.env, ...env }),
 		stdout: "pipe",
 		stderr: "pipe",
 	});
@@ -201,7 +202,7 @@ describe("import progress", () => {
 			["script", "-qec", `${process.execPath} bin/fax.ts import ${file}`, "/dev/null"],
 			{
 				cwd: ROOT,
-				env: { PATH: process.env.PATH ?? "", ...server.env, COLUMNS: "200" },
+				env: childEnv({ ...server.env, COLUMNS: "200" }),
 				stdin: "ignore",
 				stdout: "pipe",
 				stderr: "pipe",

@@ -1,6 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { childEnv } from "../../testkit/child-env.ts";
 import { childrenOf, firstChildOf } from "../../testkit/processes.ts";
 import { makeTempDir } from "../../testkit/server.ts";
 import { spawnServer, startServerProcess } from "../../testkit/server-process.ts";
@@ -72,7 +73,7 @@ test("on a terminal the log is readable lines, not JSON", async () => {
 	const command = `${process.execPath} bin/server.ts`;
 	const child = Bun.spawn(["script", "-qfec", command, "/dev/null"], {
 		cwd: ROOT,
-		env: { PATH: process.env.PATH ?? "", ...env("tty"), HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0" },
+		env: childEnv({ ...env("tty"), HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0" }),
 		stdin: "pipe",
 		stdout: "pipe",
 		stderr: "ignore",
@@ -107,13 +108,10 @@ test("the container's command, run as PID 1 of its own PID namespace, drains on 
 	// PID 1 that only has the default action, as a container's would be.
 	const child = Bun.spawn(["unshare", "--pid", "--fork", "--mount-proc", ...cmd], {
 		cwd: ROOT,
-		env: {
-			PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
-			...env("pid1"),
-			HOST: "127.0.0.1",
-			PORT: "0",
-			ADMIN_PORT: "0",
-		},
+		env: childEnv(
+			{ ...env("pid1"), HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0" },
+			`${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+		),
 		stdout: "ignore",
 		stderr: "pipe",
 	});

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { childEnv } from "../../testkit/child-env.ts";
 import { useTestServers } from "../../testkit/server.ts";
 import { spawnWatched } from "../../testkit/watched-process.ts";
 import { closedPort, faxRecord, importWhileRunning, servedFax } from "../wait/server-fixtures.ts";
@@ -33,7 +34,7 @@ const SCRIPTS: Script[] = [
 
 /** A script running as a user runs it. */
 function run(script: Script, args: string[]) {
-	return spawnWatched([...script.command, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "" } });
+	return spawnWatched([...script.command, ...args], { cwd: ROOT, env: childEnv() });
 }
 
 for (const script of SCRIPTS) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { faxRecord, fixedClock } from "../../testkit/fixtures.ts";
+import { faxRecord, fixedClock, NOW_SECONDS } from "../../testkit/fixtures.ts";
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
 
 // The exact header set of every kind of answer, so that work on how answers
@@ -89,7 +89,7 @@ const cases: [string, string, Record<string, string>, number, [string, string][]
 			JSON_TYPE,
 			["retry-after", "60"],
 			...counted(0),
-			["x-ratelimit-reset", "1795348860"],
+			["x-ratelimit-reset", String(NOW_SECONDS + 60)],
 		],
 	],
 ];

@@ -37,7 +37,7 @@ describe("GET /api/faxes/{slug}", () => {
 			slug: "fax_live1",
 			source: "email",
 			from: "j***@e***.uk",
-			received_at: "2026-11-22T11:58:30Z",
+			received_at: ago(90),
 			page_count: 1,
 			file_size: 1000,
 			pdf_url: "https://cdn.test.example/faxes/fax_live1.pdf",

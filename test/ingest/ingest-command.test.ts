@@ -3,6 +3,7 @@ import { truncateSync } from "node:fs";
 import { join } from "node:path";
 import { PDFDocument } from "pdf-lib";
 import sharp from "sharp";
+import { ago, agoIn } from "../../testkit/fixtures.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
 import { faxTiff, textPdf } from "../document/make-files.ts";
 
@@ -92,7 +93,7 @@ describe("fax ingest", () => {
 		const bytes = await textPdf([A4, A4]);
 		const path = await writeInput("scan.pdf", bytes);
 		const result = await runFax(
-			["ingest", path, "--source", "email", "--received-at", "2026-11-22T09:30:15+01:00"],
+			["ingest", path, "--source", "email", "--received-at", agoIn(9_045, "+01:00")],
 			server.env,
 		);
 		expect(result.code).toBe(0);
@@ -103,7 +104,7 @@ describe("fax ingest", () => {
 		expect([fax.source, fax.from, fax.received_at, fax.page_count, fax.file_size]).toEqual([
 			"email",
 			null,
-			"2026-11-22T08:30:15Z",
+			ago(9_045),
 			2,
 			bytes.byteLength,
 		]);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { childEnv } from "../../testkit/child-env.ts";
 import { runFax, startTestServer, type TestServer, useTestServers } from "../../testkit/server.ts";
 import { textPdf } from "../document/make-files.ts";
 
@@ -122,12 +123,7 @@ test("while another process commits fax after fax, every answer is a gapless new
 	};
 
 	const writer = Bun.spawn([process.execPath, join(import.meta.dir, "writer-process.ts")], {
-		env: {
-			PATH: process.env.PATH ?? "",
-			DATABASE_PATH: own.databasePath,
-			COUNT: String(count),
-			BASE: String(base),
-		},
+		env: childEnv({ DATABASE_PATH: own.databasePath, COUNT: String(count), BASE: String(base) }),
 		stdout: "pipe",
 		stderr: "inherit",
 	});

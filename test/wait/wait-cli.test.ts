@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createWaitCommand } from "../../lib/cli/commands/wait.ts";
 import { runCli } from "../../lib/cli/run-cli.ts";
+import { childEnv } from "../../testkit/child-env.ts";
 import { runFax, useTestServers } from "../../testkit/server.ts";
 import { spawnWatched } from "../../testkit/watched-process.ts";
 import { closedPort, faxRecord, importWhileRunning, servedFax } from "./server-fixtures.ts";
@@ -47,7 +48,7 @@ describe("fax wait", () => {
 				"--timeout",
 				"20",
 			],
-			{ cwd: join(import.meta.dir, "../.."), env: { PATH: process.env.PATH ?? "" } },
+			{ cwd: join(import.meta.dir, "../.."), env: childEnv() },
 		);
 		// Sent once the command has noted its start, as a user would: not after a guessed delay.
 		await waiting.printed(/fax wait: waiting up to 20 s .*\n/);
