@@ -10,11 +10,13 @@ export interface ServerProcessOptions {
 	stdout?: "pipe" | "ignore";
 	/** Standard output goes to this file instead, as a container runtime keeps the log. */
 	logFile?: string;
+	/** A command the server runs under (`strace -o …`), its arguments first. */
+	wrapper?: string[];
 }
 
 /** Runs a server script of this project on a free loopback port. */
 export function spawnServer(env: Record<string, string>, options: ServerProcessOptions = {}) {
-	return Bun.spawn([process.execPath, options.script ?? "bin/server.ts"], {
+	return Bun.spawn([...(options.wrapper ?? []), process.execPath, options.script ?? "bin/server.ts"], {
 		cwd: ROOT,
 		env: childEnv({ HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0", ...env }),
 		// A file leaves no stream to read, as "ignore" does.

@@ -5,6 +5,7 @@ import { answerHeaders } from "./answer-headers.ts";
 import { errorAnswers } from "./error-answers.ts";
 import { hostIndependentAdapter } from "./host-independent-adapter.ts";
 import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
+import { oneWriteAdapter } from "./one-write-adapter.ts";
 import { rateLimit } from "./rate-limit-plugin.ts";
 import { type RequestObserver, requestLog } from "./request-log.ts";
 import type { Listener, Route, RouteAnswer, RouteServices } from "./route.ts";
@@ -26,6 +27,7 @@ export interface AppOptions {
 }
 
 const ALLOWED_METHODS = "GET, HEAD";
+const PUBLIC_ADAPTER = oneWriteAdapter(hostIndependentAdapter);
 const METHOD_NOT_ALLOWED = messageJson(ERROR_MESSAGES.methodNotAllowed);
 
 function routesOf(routes: Record<string, Route>, listener: Listener): [string, Route][] {
@@ -38,7 +40,7 @@ export function createApp(options: AppOptions) {
 	const clock = options.clock ?? Date.now;
 	const log = requestLog(options.observer, options.clientKey);
 
-	const app = new Elysia({ adapter: hostIndependentAdapter })
+	const app = new Elysia({ adapter: PUBLIC_ADAPTER })
 		.use(log.plugin)
 		.use(answerHeaders(log.reportEarly))
 		.use(errorAnswers(options.observer.failed))

@@ -2,6 +2,7 @@
 export { ANSWER_HEADERS, FORBIDDEN_BODY, messageBody } from "./answer-schemas.ts";
 export { type AppOptions, createAdminApp, createApp } from "./app.ts";
 export { EMPTY_MESSAGE, ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
+export { oneWriteBody } from "./one-write-adapter.ts";
 export {
 	createQueryValidator,
 	type QueryResult,
