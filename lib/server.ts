@@ -8,6 +8,7 @@ import { createClientKeyResolver } from "./net/index.ts";
 import { apiDescriptionText } from "./openapi/index.ts";
 import { createRateLimiter, type RateLimit } from "./rate-limit/index.ts";
 import { RecentFaxes } from "./recent/index.ts";
+import { Representation } from "./representation/index.ts";
 import { schedulePurge } from "./storage/index.ts";
 import { createRequestObserver, ServiceMetrics } from "./telemetry/index.ts";
 import { errorMessage } from "./util/index.ts";
@@ -128,7 +129,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			faxes,
 			storageDir: config.storageDir,
 			maxDownloads: config.cdnMaxDownloads,
-			apiDescription: apiDescriptionText(ROUTE_FILES),
+			apiDescription: new Representation(apiDescriptionText(ROUTE_FILES)),
 			operations: {
 				isDraining: () => draining,
 				checkDatabase: () => stats.ping(),

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
@@ -63,6 +64,18 @@ function headerValue(text: string, schema: Json): unknown {
 	return text;
 }
 
+/**
+ * The body as text. fetch decodes a compressed body and leaves
+ * Content-Encoding in place; one fetched with `decompress: false` (`encoded`)
+ * is decoded here.
+ */
+async function bodyText(response: Response, encoded: boolean): Promise<string> {
+	const coding = response.headers.get("content-encoding");
+	if (coding === null || !encoded) return response.clone().text();
+	const bytes = new Uint8Array(await response.clone().arrayBuffer());
+	return (coding === "br" ? brotliDecompressSync(bytes) : gunzipSync(bytes)).toString();
+}
+
 function errorsOf(validate: ValidateFunction): string {
 	return ajv.errorsText(validate.errors, { separator: "; ", dataVar: "value" });
 }
@@ -71,9 +84,15 @@ function errorsOf(validate: ValidateFunction): string {
  * The ways an answer departs from the description: its status, each header the
  * description names, its media type and its body. Empty when it conforms, or
  * when the request was none the description covers (a path or method outside
- * the API). HEAD is checked as the GET it mirrors, without a body.
+ * the API). HEAD is checked as the GET it mirrors, without a body; an answer
+ * described without content (the 304) must come without one.
  */
-export async function answerProblems(method: string, url: string, response: Response): Promise<string[]> {
+export async function answerProblems(
+	method: string,
+	url: string,
+	response: Response,
+	encoded = false,
+): Promise<string[]> {
 	if (method !== "GET" && method !== "HEAD") return [];
 	const path = new URL(url).pathname;
 	const operation = operations.find((candidate) => candidate.pattern.test(path));
@@ -94,12 +113,16 @@ export async function answerProblems(method: string, url: string, response: Resp
 			problems.push(`header ${name}: "${text}" ${errorsOf(validate)}`);
 		}
 	}
-	const content = (answer.content ?? {}) as Record<string, Json>;
+	if (answer.content === undefined) {
+		const body = await bodyText(response, encoded);
+		return body === "" ? problems : [...problems, "a body where none is described"];
+	}
+	const content = answer.content as Record<string, Json>;
 	const type = response.headers.get("content-type")?.split(";")[0]?.trim() ?? "";
 	const media = content[type];
 	if (media === undefined) return [...problems, `content type "${type}" is not described`];
 	if (method === "HEAD") return problems;
-	const text = await response.clone().text();
+	const text = await bodyText(response, encoded);
 	const validate = schemaValidator(media.schema as Json);
 	const seen = conformingBodies.get(validate) ?? new Set<string>();
 	if (seen.has(text)) return problems;
@@ -119,8 +142,13 @@ export async function answerProblems(method: string, url: string, response: Resp
 }
 
 /** Throws when an answer departs from the description, naming the request and every problem. */
-export async function assertDescribed(method: string, url: string, response: Response): Promise<void> {
-	const problems = await answerProblems(method, url, response);
+export async function assertDescribed(
+	method: string,
+	url: string,
+	response: Response,
+	encoded = false,
+): Promise<void> {
+	const problems = await answerProblems(method, url, response, encoded);
 	if (problems.length > 0) {
 		throw new Error(
 			`${method} ${url} answered ${response.status} against openapi.json:\n  ${problems.join("\n  ")}`,

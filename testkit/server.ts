@@ -22,7 +22,7 @@ export interface TestServer extends Omit<RunningServer, "stop"> {
 	 * GET (or another method) relative to the server; a test User-Agent unless one
 	 * is given. Throws when the answer departs from openapi.json.
 	 */
-	request(path: string, init?: RequestInit): Promise<Response>;
+	request(path: string, init?: BunFetchRequestInit): Promise<Response>;
 	/** GET relative to the admin listener. */
 	admin(path: string): Promise<Response>;
 	stop(): Promise<void>;
@@ -87,7 +87,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 			if (!headers.has("user-agent")) headers.set("user-agent", "testfax-tests/1.0");
 			const url = `${baseUrl}${path}`;
 			const response = await fetch(url, { ...init, headers });
-			await assertDescribed(init.method ?? "GET", url, response);
+			await assertDescribed(init.method ?? "GET", url, response, init.decompress === false);
 			return response;
 		},
 		admin(path) {

@@ -1,10 +1,12 @@
 import { Elysia } from "elysia";
 import type { ClientKeyResolver } from "../net/index.ts";
 import type { RateLimiter } from "../rate-limit/index.ts";
+import { Representation } from "../representation/index.ts";
 import { answerHeaders } from "./answer-headers.ts";
 import { errorAnswers } from "./error-answers.ts";
 import { hostIndependentAdapter } from "./host-independent-adapter.ts";
 import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
+import { negotiatedBody } from "./negotiate.ts";
 import { oneWriteAdapter } from "./one-write-adapter.ts";
 import { rateLimit } from "./rate-limit-plugin.ts";
 import { type RequestObserver, requestLog } from "./request-log.ts";
@@ -63,9 +65,12 @@ export function createApp(options: AppOptions) {
 					services,
 				);
 				set.status = answer.status;
-				set.headers["content-type"] = answer.type ?? JSON_TYPE;
 				if (answer.headers) Object.assign(set.headers, answer.headers);
-				return answer.body;
+				const { body } = answer;
+				if (body instanceof Representation)
+					return negotiatedBody(body, request, set, answer.type ?? JSON_TYPE);
+				set.headers["content-type"] = answer.type ?? JSON_TYPE;
+				return body;
 			},
 			{ rateLimited: route.rateLimited },
 		);
@@ -105,7 +110,7 @@ export function createAdminApp(options: Pick<AppOptions, "routes" | "services" |
 			);
 			set.status = answer.status;
 			set.headers["content-type"] = answer.type ?? JSON_TYPE;
-			return answer.body;
+			return answer.body instanceof Representation ? answer.body.text : answer.body;
 		});
 	}
 	return app;

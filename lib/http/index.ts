@@ -1,5 +1,11 @@
 // The HTTP layer: the Elysia app, its plugins, and what route files are made of.
-export { ANSWER_HEADERS, FORBIDDEN_BODY, messageBody } from "./answer-schemas.ts";
+export {
+	ANSWER_HEADERS,
+	ENCODING_HEADERS,
+	FORBIDDEN_BODY,
+	messageBody,
+	REPRESENTATION_HEADERS,
+} from "./answer-schemas.ts";
 export { type AppOptions, createAdminApp, createApp } from "./app.ts";
 export { EMPTY_MESSAGE, ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 export { oneWriteBody } from "./one-write-adapter.ts";

@@ -1,6 +1,7 @@
 import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
 import type { FaxStore } from "../db/index.ts";
 import type { RecentFaxes } from "../recent/index.ts";
+import type { Representation } from "../representation/index.ts";
 import { createQueryValidator } from "./query.ts";
 
 /** What the routes of the admin listener report on. */
@@ -25,7 +26,7 @@ export interface RouteServices {
 	/** A download is refused (503) while this many requests are being answered already. */
 	maxDownloads: number;
 	/** The OpenAPI description of the API, as JSON text. */
-	apiDescription: string;
+	apiDescription: Representation;
 	operations: Operations;
 }
 
@@ -47,8 +48,12 @@ export interface RouteRequest {
 
 export interface RouteAnswer {
 	status: number;
-	/** JSON text unless `type` says otherwise: handlers serialise, so faxes can be served from remembered text. */
-	body: string | Blob;
+	/**
+	 * JSON text unless `type` says otherwise: handlers serialise, so faxes can
+	 * be served from remembered text. A Representation is answered with its
+	 * ETag, compressed as the request accepts, or 304 to a matching If-None-Match.
+	 */
+	body: string | Blob | Representation;
 	/** Content-Type; JSON when absent. */
 	type?: string;
 	/** Further headers of this answer. */

@@ -3,12 +3,14 @@ import { FaxSchema } from "../fax/index.ts";
 import {
 	ANSWER_HEADERS,
 	type AnswerDoc,
+	ENCODING_HEADERS,
 	type Endpoint,
 	ERROR_MESSAGES,
 	FORBIDDEN_BODY,
 	isEndpoint,
 	messageBody,
 	RATE_LIMIT_HEADERS,
+	REPRESENTATION_HEADERS,
 	type Route,
 	routePathOf,
 	singleValueMessage,
@@ -29,16 +31,17 @@ type HeaderSchemas = Record<string, TSchema>;
 
 interface Answer {
 	description: string;
-	media: string;
-	body: TSchema;
+	/** Absent for an answer without a body (304). */
+	content?: { media: string; body: TSchema };
 	headers: HeaderSchemas;
 }
 
 const COUNTED: HeaderSchemas = { ...ANSWER_HEADERS, ...RATE_LIMIT_HEADERS };
+const REPRESENTED: HeaderSchemas = { ...COUNTED, ...REPRESENTATION_HEADERS };
 
-function headerObject(schema: TSchema): JsonSchema {
+function headerObject(schema: TSchema, required: boolean): JsonSchema {
 	const { description, ...rest } = toJsonSchema(schema);
-	return { description, required: true, schema: rest };
+	return { description, required, schema: rest };
 }
 
 function headerRefs(headers: HeaderSchemas): JsonSchema {
@@ -84,8 +87,7 @@ function validationAnswer(query: TObject): Answer {
 			"A query parameter is not valid: it breaks its rule, or it is repeated or bracketed " +
 			"(`from[]=x`, `from=a&from=b`). An empty value (`limit=`) counts as absent; unknown parameters " +
 			"are ignored.",
-		media: JSON_MEDIA,
-		body,
+		content: { media: JSON_MEDIA, body },
 		headers: COUNTED,
 	};
 }
@@ -94,38 +96,66 @@ function validationAnswer(query: TObject): Answer {
 function sharedAnswers(endpoint: Endpoint): Record<number, Answer> {
 	const answers: Record<number, Answer> = {};
 	if (Object.keys(endpoint.query.properties).length > 0) answers[422] = validationAnswer(endpoint.query);
+	answers[304] = {
+		description:
+			"`If-None-Match` names the current `ETag`: the answer would be the same as the one the client has. " +
+			"No body; counted by the rate limit like every answer.",
+		headers: REPRESENTED,
+	};
 	answers[429] = {
 		description: "The rate limit is used up: wait `Retry-After` seconds, then ask again.",
-		media: JSON_MEDIA,
-		body: messageBody(ERROR_MESSAGES.tooMany, "Too many requests."),
+		content: { media: JSON_MEDIA, body: messageBody(ERROR_MESSAGES.tooMany, "Too many requests.") },
 		headers: { ...COUNTED, ...THROTTLED_HEADERS },
 	};
 	answers[403] = {
 		description:
 			"The `User-Agent` starts with `Python-urllib/`, the default of Python's `urllib`: set one of your " +
 			"own. Not counted by the rate limit.",
-		media: "text/plain",
-		body: FORBIDDEN_BODY,
+		content: { media: "text/plain", body: FORBIDDEN_BODY },
 		headers: ANSWER_HEADERS,
 	};
 	answers[500] = {
 		description: "Something went wrong on the service's side.",
-		media: JSON_MEDIA,
-		body: messageBody(ERROR_MESSAGES.serverError, "A fixed text."),
+		content: { media: JSON_MEDIA, body: messageBody(ERROR_MESSAGES.serverError, "A fixed text.") },
 		headers: ANSWER_HEADERS,
 	};
 	answers[503] = {
 		description: "The service's storage is passing through a failure: ask again after `Retry-After` seconds.",
-		media: JSON_MEDIA,
-		body: messageBody(ERROR_MESSAGES.unavailable, "A fixed text."),
+		content: { media: JSON_MEDIA, body: messageBody(ERROR_MESSAGES.unavailable, "A fixed text.") },
 		headers: { ...ANSWER_HEADERS, "Retry-After": THROTTLED_HEADERS["Retry-After"] },
 	};
 	return answers;
 }
 
-function ownAnswer(doc: AnswerDoc): Answer {
-	return { description: doc.description, media: JSON_MEDIA, body: doc.body, headers: COUNTED };
+/** An endpoint's own answer; its 200 also carries the ETag, Vary and, when compressed, Content-Encoding. */
+function ownAnswer(status: number, doc: AnswerDoc): Answer {
+	return {
+		description: doc.description,
+		content: { media: JSON_MEDIA, body: doc.body },
+		headers: status === 200 ? { ...REPRESENTED, ...ENCODING_HEADERS } : COUNTED,
+	};
 }
+
+/** The request headers every endpoint reads beside its parameters. */
+const REQUEST_HEADERS: JsonSchema[] = [
+	{
+		name: "If-None-Match",
+		in: "header",
+		required: false,
+		description:
+			"The `ETag` of an answer the client has: while the answer is still the same, it is a 304 with no body.",
+		schema: { type: "string" },
+	},
+	{
+		name: "Accept-Encoding",
+		in: "header",
+		required: false,
+		description:
+			"`br` and `gzip` are offered, with q-values respected and `br` preferred on a tie; without it, or " +
+			"with neither acceptable, the body is not compressed.",
+		schema: { type: "string" },
+	},
+];
 
 function operation(endpoint: Endpoint, components: Map<string, string>): JsonSchema {
 	const { doc, query } = endpoint;
@@ -134,7 +164,8 @@ function operation(endpoint: Endpoint, components: Map<string, string>): JsonSch
 		return { name, in: where, required, description, schema: rest };
 	};
 	const answers: Record<number, Answer> = {};
-	for (const [status, answer] of Object.entries(doc.answers)) answers[Number(status)] = ownAnswer(answer);
+	for (const [status, answer] of Object.entries(doc.answers))
+		answers[Number(status)] = ownAnswer(Number(status), answer);
 	Object.assign(answers, sharedAnswers(endpoint));
 	const statuses = Object.keys(answers)
 		.map(Number)
@@ -148,6 +179,7 @@ function operation(endpoint: Endpoint, components: Map<string, string>): JsonSch
 			...Object.entries(query.properties).map(([name, schema]) =>
 				parameter(name, "query", schema, (query.required ?? []).includes(name)),
 			),
+			...REQUEST_HEADERS,
 		],
 		responses: Object.fromEntries(
 			statuses.map((status) => {
@@ -157,7 +189,11 @@ function operation(endpoint: Endpoint, components: Map<string, string>): JsonSch
 					{
 						description: answer.description,
 						headers: headerRefs(answer.headers),
-						content: { [answer.media]: { schema: toJsonSchema(answer.body, components) } },
+						...(answer.content && {
+							content: {
+								[answer.content.media]: { schema: toJsonSchema(answer.content.body, components) },
+							},
+						}),
 					},
 				];
 			}),
@@ -185,7 +221,13 @@ export function buildApiDescription(routes: Record<string, Route>): JsonSchema {
 		if (route.listener !== "public" || !isEndpoint(route)) continue;
 		paths[openApiPath(file)] = { get: operation(route, components) };
 	}
-	const allHeaders: HeaderSchemas = { ...ANSWER_HEADERS, ...RATE_LIMIT_HEADERS, ...THROTTLED_HEADERS };
+	const allHeaders: HeaderSchemas = {
+		...ANSWER_HEADERS,
+		...RATE_LIMIT_HEADERS,
+		...THROTTLED_HEADERS,
+		...REPRESENTATION_HEADERS,
+		...ENCODING_HEADERS,
+	};
 	return {
 		openapi: "3.1.0",
 		info: {
@@ -203,7 +245,10 @@ export function buildApiDescription(routes: Record<string, Route>): JsonSchema {
 				Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [name, toJsonSchema(schema)]),
 			),
 			headers: Object.fromEntries(
-				Object.entries(allHeaders).map(([name, schema]) => [name, headerObject(schema)]),
+				Object.entries(allHeaders).map(([name, schema]) => [
+					name,
+					headerObject(schema, !(name in ENCODING_HEADERS)),
+				]),
 			),
 		},
 	};

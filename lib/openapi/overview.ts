@@ -20,6 +20,13 @@ The guide for API users, with the masking and matching rules, every error messag
 - Every answer carries \`Cache-Control: no-store, private\` and \`Access-Control-Allow-Origin: *\`:
   browsers may call the API from any origin (no credentials), and may read the rate-limit headers and
   \`Retry-After\`.
+- Every 200 of an endpoint carries an \`ETag\` derived from its content. Send it back as
+  \`If-None-Match\`: while the answer is the same, it is a 304 with no body (counted by the rate limit
+  like every answer). A new fax, a removal or an expiry changes it; every instance gives the same
+  answer the same \`ETag\`.
+- Answers of 1 KB or more are compressed with \`br\` or \`gzip\` when \`Accept-Encoding\` accepts
+  it (q-values respected, \`br\` preferred on a tie), with \`Vary: Accept-Encoding\`; decoded, the
+  body is byte for byte the uncompressed one.
 - Set a \`User-Agent\` of your own. Requests with the default one of Python's \`urllib\`
   (\`Python-urllib/…\`) are refused with a 403 and a short text.
 - The paths carry no version; this description is version 1.0.0.

@@ -1,9 +1,13 @@
 import type { FaxStore, ListQuery, StoredFax } from "../db/index.ts";
 import type { FaxRow } from "../fax/index.ts";
+import { Representation } from "../representation/index.ts";
 import { type Entry, firstAfter, isBefore, mergeEntries, newestJson } from "./entries.ts";
 
 /** A fax by slug as the API answers it. */
-export type FaxLookup = { state: "found"; json: string } | { state: "removed" } | { state: "missing" };
+export type FaxLookup =
+	| { state: "found"; answer: Representation }
+	| { state: "removed" }
+	| { state: "missing" };
 
 export interface RecentFaxesOptions {
 	/** Seconds back from the request time that memory holds: the default list's 24 hours and a margin. */
@@ -63,8 +67,8 @@ export class RecentFaxes {
 	#changeCount: number;
 	#lastId = 0;
 	#lastRemoval = 0;
-	/** List answers by query, since the last commit. */
-	#answers = new Map<string, string>();
+	/** List answers by query, since the last commit, each compressed at most once. */
+	#answers = new Map<string, Representation>();
 	#answerChars = 0;
 	#lastPublication = 0;
 
@@ -105,14 +109,15 @@ export class RecentFaxes {
 	}
 
 	/** The JSON array the list answers, newest first. */
-	list(query: ListQuery, nowSeconds: number): string {
+	list(query: ListQuery, nowSeconds: number): Representation {
 		this.#sync(nowSeconds);
 		const { after, sender, limit } = query;
 		const key = `${limit}/${after}/${sender.kind === "key" ? `key/${sender.key}` : sender.kind}`;
 		const known = this.#answers.get(key);
 		if (known !== undefined) return known;
-		const answer = this.#answer(query);
-		const cost = key.length + answer.length + ANSWER_OVERHEAD_CHARS;
+		const answer = new Representation(this.#answer(query));
+		// Counted by its text: its compressed forms, if asked for, add about a tenth.
+		const cost = key.length + answer.text.length + ANSWER_OVERHEAD_CHARS;
 		if (this.#answerChars + cost > MAX_ANSWER_CHARS) this.#forgetAnswers();
 		this.#answers.set(key, answer);
 		this.#answerChars += cost;
@@ -138,10 +143,15 @@ export class RecentFaxes {
 	lookup(slug: string, notBefore: number, nowSeconds: number): FaxLookup {
 		this.#sync(nowSeconds);
 		const entry = this.#bySlug.get(slug);
-		if (entry !== undefined)
-			return entry.receivedAt < notBefore ? REMOVED : { state: "found", json: entry.json };
+		if (entry !== undefined) {
+			if (entry.receivedAt < notBefore) return REMOVED;
+			entry.answer ??= new Representation(entry.json);
+			return { state: "found", answer: entry.answer };
+		}
 		const found = this.#store.lookup(slug, notBefore);
-		return found.state === "found" ? { state: "found", json: this.#json(found.fax) } : found;
+		return found.state === "found"
+			? { state: "found", answer: new Representation(this.#json(found.fax)) }
+			: found;
 	}
 
 	#sync(nowSeconds: number): void {

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { definePlainRoute } from "../../lib/http/index.ts";
+import { Representation } from "../../lib/representation/index.ts";
 
 // Read once at start: a server without its guide fails there, not on a request.
-const GUIDE = readFileSync(join(import.meta.dir, "../../docs/API.md"), "utf8");
+const GUIDE = new Representation(readFileSync(join(import.meta.dir, "../../docs/API.md"), "utf8"));
 
 /**
  * GET /docs/API.md: the guide for API users, the repository's docs/API.md, so

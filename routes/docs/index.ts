@@ -1,4 +1,5 @@
 import { definePlainRoute } from "../../lib/http/index.ts";
+import { Representation } from "../../lib/representation/index.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
 
@@ -15,7 +16,7 @@ const POLICY = [
 	"form-action 'none'",
 ].join("; ");
 
-const PAGE = `<!doctype html>
+const PAGE = new Representation(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -34,7 +35,7 @@ const PAGE = `<!doctype html>
 <script src="/docs/redoc.standalone.js"></script>
 </body>
 </html>
-`;
+`);
 
 /** GET /docs: the API description rendered for people. */
 export const route = definePlainRoute(() => ({ status: 200, body: PAGE, type: HTML_TYPE }));

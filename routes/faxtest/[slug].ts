@@ -16,7 +16,7 @@ export const route = definePlainRoute(({ params, now }, { faxes }) => {
 		? faxes.lookup(slug, retentionCutoff(now), now)
 		: { state: "missing" as const };
 	if (found.state === "found") {
-		return { status: 200, body: faxPage(JSON.parse(found.json) as Fax), type: HTML_TYPE };
+		return { status: 200, body: faxPage(JSON.parse(found.answer.text) as Fax), type: HTML_TYPE };
 	}
 	if (found.state === "removed") return { status: 410, body: removedFaxPage(slug), type: HTML_TYPE };
 	return { status: 404, body: missingFaxPage(slug), type: HTML_TYPE };

@@ -69,7 +69,7 @@ async function traced(
 }
 
 describe("an answer completed after the Redis round trip leaves in one write", () => {
-	test(`the 31 KB poll and the default list: at most ${SENDS_PER_ANSWER} send() calls each, the Redis command included`, async () => {
+	test(`the 31 KB poll, compressed or not, and the default list: at most ${SENDS_PER_ANSWER} send() calls each, the Redis command included`, async () => {
 		const env = {
 			DATABASE_PATH,
 			SEED_DEMO: "0",
@@ -79,8 +79,12 @@ describe("an answer completed after the Redis round trip leaves in one write", (
 			RATE_LIMIT_PER_MINUTE: "1000",
 			LOG_LEVEL: "silent",
 		};
-		const { sends, bodies } = await traced("bin/server.ts", env, [{ path: POLL }, { path: "/api/faxes" }]);
-		expect(sends).toHaveLength(2 * ANSWERS - 1);
+		const { sends, bodies } = await traced("bin/server.ts", env, [
+			{ path: POLL, headers: { "accept-encoding": "identity" } },
+			{ path: POLL, headers: { "accept-encoding": "br" } },
+			{ path: "/api/faxes", headers: { "accept-encoding": "identity" } },
+		]);
+		expect(sends).toHaveLength(3 * ANSWERS - 1);
 		expect(Math.max(...sends)).toBeLessThanOrEqual(SENDS_PER_ANSWER);
 		expect(Buffer.byteLength(bodies[0] ?? "")).toBeGreaterThan(30_000);
 		expect(JSON.parse(bodies[0] ?? "")).toHaveLength(100);

@@ -9,6 +9,8 @@ const COUNTED = {
 	"ratelimit-policy": '"default";q=60;w=60',
 	ratelimit: '"default";r=59;t=60',
 };
+/** What an endpoint's 200 carries beside the counted headers. */
+const REPRESENTED = { ...COUNTED, etag: 'W/"Xq3Yb1dGm0vT2sA9kLw4hE"', vary: "Accept-Encoding" };
 const fax = {
 	slug: "fax_a1",
 	source: "phone",
@@ -21,7 +23,12 @@ const fax = {
 	view_url: "https://site.example/faxtest/fax_a1",
 };
 
-function answer(status: number, body: unknown, headers: Record<string, string> = COUNTED, type = JSON_TYPE) {
+function answer(
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = REPRESENTED,
+	type = JSON_TYPE,
+) {
 	const text = typeof body === "string" ? body : JSON.stringify(body);
 	return new Response(status === 204 ? null : text, {
 		status,
@@ -30,25 +37,27 @@ function answer(status: number, body: unknown, headers: Record<string, string> =
 }
 
 test("an answer as described has no problem, on both endpoints and for HEAD", async () => {
-	expect(await answerProblems("GET", "http://h/api/faxes?limit=1", answer(200, [fax]))).toEqual([]);
-	expect(await answerProblems("GET", "http://h/api/faxes/fax_a1", answer(200, fax))).toEqual([]);
-	expect(await answerProblems("HEAD", "http://h/api/faxes/fax_a1", answer(200, ""))).toEqual([]);
+	expect(await answerProblems("GET", "http://h/api/faxes?limit=1", answer(200, [fax], REPRESENTED))).toEqual(
+		[],
+	);
+	expect(await answerProblems("GET", "http://h/api/faxes/fax_a1", answer(200, fax, REPRESENTED))).toEqual([]);
+	expect(await answerProblems("HEAD", "http://h/api/faxes/fax_a1", answer(200, "", REPRESENTED))).toEqual([]);
 });
 
 test("names an undescribed status, a missing or wrong header, a wrong type and a wrong body", async () => {
 	expect(await answerProblems("GET", "http://h/api/faxes", answer(418, []))).toEqual([
 		"status 418 is not described",
 	]);
-	const { "x-ratelimit-remaining": _, ...withoutRemaining } = COUNTED;
+	const { "x-ratelimit-remaining": _, ...withoutRemaining } = REPRESENTED;
 	expect(await answerProblems("GET", "http://h/api/faxes", answer(200, [], withoutRemaining))).toEqual([
 		"header X-RateLimit-Remaining is missing",
 	]);
 	expect(
-		await answerProblems("GET", "http://h/api/faxes", answer(200, [], { ...COUNTED, ratelimit: "r=5" })),
+		await answerProblems("GET", "http://h/api/faxes", answer(200, [], { ...REPRESENTED, ratelimit: "r=5" })),
 	).toEqual(['header RateLimit: "r=5" value must match pattern "^"default";r=\\d+;t=\\d+$"']);
-	expect(await answerProblems("GET", "http://h/api/faxes", answer(200, [], COUNTED, "text/html"))).toEqual([
-		'content type "text/html" is not described',
-	]);
+	expect(
+		await answerProblems("GET", "http://h/api/faxes", answer(200, [], REPRESENTED, "text/html")),
+	).toEqual(['content type "text/html" is not described']);
 	expect(
 		await answerProblems(
 			"GET",
@@ -59,6 +68,36 @@ test("names an undescribed status, a missing or wrong header, a wrong type and a
 	expect(
 		await answerProblems("GET", "http://h/api/faxes/fax_a1", answer(404, { message: "Not found" })),
 	).toEqual(["body value/message must be equal to constant"]);
+});
+
+test("a 304 needs the ETag, Vary and counted headers and has no body; a 200 may be compressed", async () => {
+	const represented = REPRESENTED;
+	const notModified = (headers: Record<string, string>, body: string | null = null) =>
+		new Response(body, { status: 304, headers });
+	expect(await answerProblems("GET", "http://h/api/faxes", notModified(represented))).toEqual([]);
+	expect(await answerProblems("HEAD", "http://h/api/faxes/fax_a1", notModified(represented))).toEqual([]);
+	const { etag: _, ...withoutEtag } = represented;
+	expect(await answerProblems("GET", "http://h/api/faxes", notModified(withoutEtag))).toEqual([
+		"header ETag is missing",
+	]);
+	expect(
+		await answerProblems("GET", "http://h/api/faxes", notModified({ ...represented, etag: '"x"' })),
+	).toEqual(['header ETag: ""x"" value must match pattern "^W/"[A-Za-z0-9_-]{22}"$"']);
+	expect(await answerProblems("GET", "http://h/api/faxes", answer(200, [fax], represented))).toEqual([]);
+	expect(
+		await answerProblems(
+			"GET",
+			"http://h/api/faxes",
+			answer(200, [fax], { ...represented, "content-encoding": "gzip" }),
+		),
+	).toEqual([]);
+	expect(
+		await answerProblems(
+			"GET",
+			"http://h/api/faxes",
+			answer(200, [fax], { ...represented, "content-encoding": "deflate" }),
+		),
+	).toEqual(['header Content-Encoding: "deflate" value must be equal to one of the allowed values']);
 });
 
 test("a 429 needs Retry-After and X-RateLimit-Reset as integers", async () => {

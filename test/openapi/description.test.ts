@@ -63,8 +63,16 @@ describe("openapi.json", () => {
 		const paths = description.paths as Record<string, { get: Json }>;
 		expect(Object.keys(paths).sort()).toEqual(endpoints.sort());
 		const statuses = (path: string) => Object.keys(paths[path]?.get.responses as Json);
-		expect(statuses("/api/faxes")).toEqual(["200", "403", "422", "429", "500", "503"]);
-		expect(statuses("/api/faxes/{slug}")).toEqual(["200", "403", "404", "410", "429", "500", "503"]);
+		expect(statuses("/api/faxes")).toEqual(["200", "304", "403", "422", "429", "500", "503"]);
+		expect(statuses("/api/faxes/{slug}")).toEqual(["200", "304", "403", "404", "410", "429", "500", "503"]);
+		for (const path of Object.keys(paths)) {
+			const responses = paths[path]?.get.responses as Record<string, Json>;
+			expect(Object.keys(responses["200"]?.headers as Json)).toContain("ETag");
+			expect(Object.keys(responses["304"]?.headers as Json)).toEqual(
+				expect.arrayContaining(["ETag", "Vary", "Cache-Control", "X-RateLimit-Remaining"]),
+			);
+			expect(responses["304"]?.content).toBeUndefined();
+		}
 		expect(Object.keys(paths).sort()).toEqual(["/api/faxes", "/api/faxes/{slug}"]);
 		for (const adminPath of ["/healthz", "/readyz", "/metrics"]) expect(committed).not.toContain(adminPath);
 	});
@@ -75,6 +83,8 @@ describe("openapi.json", () => {
 			{ name: "limit", where: "query", required: false },
 			{ name: "since", where: "query", required: false },
 			{ name: "from", where: "query", required: false },
+			{ name: "If-None-Match", where: "header", required: false },
+			{ name: "Accept-Encoding", where: "header", required: false },
 		]);
 		const [limit, since, from] = parameters.map((parameter) => parameter.schema as Json);
 		expect(limit).toMatchObject({ type: "string", pattern: "^0*(?:[1-9][0-9]?|100)$", default: "20" });
@@ -128,7 +138,10 @@ describe("GET /openapi.json", () => {
 	});
 
 	test("answers HEAD without a body, and 404 for other methods as any path outside the API", async () => {
-		const head = await server.request("/openapi.json", { method: "HEAD" });
+		const head = await server.request("/openapi.json", {
+			method: "HEAD",
+			headers: { "accept-encoding": "identity" },
+		});
 		expect(head.status).toBe(200);
 		expect(head.headers.get("content-length")).toBe(String(Buffer.byteLength(committed)));
 		expect(await head.text()).toBe("");

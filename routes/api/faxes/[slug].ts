@@ -35,7 +35,7 @@ export const route = defineEndpoint({
 		const slug = params.slug ?? "";
 		if (!isSlugShape(slug)) return missing;
 		const found = faxes.lookup(slug, retentionCutoff(now), now);
-		if (found.state === "found") return { status: 200, body: found.json };
+		if (found.state === "found") return { status: 200, body: found.answer };
 		return found.state === "removed" ? gone : missing;
 	},
 });

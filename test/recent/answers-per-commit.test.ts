@@ -1,0 +1,53 @@
+import { afterEach, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { FaxStore, openDatabase } from "../../lib/db/index.ts";
+import { RecentFaxes } from "../../lib/recent/index.ts";
+import { NOW_SECONDS } from "../../testkit/fixtures.ts";
+import { makeTempDir } from "../../testkit/server.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const row = (i: number) => ({
+	slug: `fax_c${i}`,
+	source: "phone" as const,
+	sender: null,
+	received_at: NOW_SECONDS - 100 + i,
+	page_count: 1,
+	file_size: 1000,
+});
+
+test("a list answer and its compressed forms are made once per commit, then made anew", async () => {
+	const dir = makeTempDir();
+	dirs.push(dir);
+	const db = openDatabase(join(dir, "faxes.sqlite"));
+	const store = new FaxStore(db);
+	await store.write((writer) => {
+		for (let i = 0; i < 40; i++) writer.insert(row(i));
+	});
+	const recent = new RecentFaxes(
+		store,
+		(fax) => JSON.stringify({ slug: fax.slug, padding: "x".repeat(40) }),
+		NOW_SECONDS,
+	);
+	const query = { after: NOW_SECONDS - 3600, sender: { kind: "any" } as const, limit: 100 };
+	const first = recent.list(query, NOW_SECONDS);
+	const br = first.encoded("br");
+	expect(br).not.toBeNull();
+	for (let i = 0; i < 3; i++) {
+		const again = recent.list(query, NOW_SECONDS);
+		expect(again).toBe(first);
+		expect(again.encoded("br")).toBe(br as Uint8Array);
+	}
+	await store.insert(row(40));
+	const next = recent.list(query, NOW_SECONDS);
+	expect(next).not.toBe(first);
+	expect(next.etag).not.toBe(first.etag);
+	expect(recent.list(query, NOW_SECONDS)).toBe(next);
+	const found = recent.lookup("fax_c3", 0, NOW_SECONDS);
+	expect(found.state === "found" && recent.lookup("fax_c3", 0, NOW_SECONDS)).toEqual(found);
+	db.close();
+});
