@@ -22,6 +22,8 @@ export interface LoadTarget {
 	clientOf?: (n: number) => string;
 	/** Ends the load after this many requests, if that comes before its time. */
 	maxRequests?: number;
+	/** Further request header lines, each ending in CRLF (`Accept-Encoding: br\r\n`). */
+	headers?: string;
 }
 
 const HEADER_END = Buffer.from("\r\n\r\n");
@@ -35,7 +37,7 @@ function encodeRequests(target: LoadTarget): Buffer[] {
 		const client = clients[i % clients.length];
 		const forwarded = client === null ? "" : `X-Forwarded-For: ${client}\r\n`;
 		return Buffer.from(
-			`GET ${target.paths[i % target.paths.length]} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: testfax-bench/1.0\r\n${forwarded}\r\n`,
+			`GET ${target.paths[i % target.paths.length]} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: testfax-bench/1.0\r\n${forwarded}${target.headers ?? ""}\r\n`,
 		);
 	});
 }

@@ -1,4 +1,10 @@
-/** Answers with the headers every service answer carries, so the yardsticks send the same bytes. */
+/**
+ * Answers with the headers every service answer carries, so the yardsticks
+ * send the same bytes, and write them as the service does: a long body after
+ * the Redis round trip through the one-write body of lib/http (else each
+ * yardstick would pay Bun 1.4.5's uncorked writes the service no longer pays).
+ */
+import { oneWriteReady } from "../lib/http/index.ts";
 
 export const TOO_MANY = '{"message":"Too Many Attempts."}';
 
@@ -33,7 +39,7 @@ export function answer(
 	count: number,
 	msLeft = 60_000,
 ): Response {
-	return new Response(body, {
+	return new Response(oneWriteReady(body), {
 		status,
 		headers: { ...FIXED_HEADERS, ...limitHeaders(limit, Math.max(0, limit - count), msLeft) },
 	});

@@ -8,7 +8,7 @@ export {
 } from "./answer-schemas.ts";
 export { type AppOptions, createAdminApp, createApp } from "./app.ts";
 export { EMPTY_MESSAGE, ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
-export { oneWriteBody } from "./one-write-adapter.ts";
+export { oneWriteBody, oneWriteReady } from "./one-write-adapter.ts";
 export {
 	createQueryValidator,
 	type QueryResult,

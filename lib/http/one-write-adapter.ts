@@ -51,6 +51,11 @@ export function oneWriteBody(body: string | Uint8Array): ReadableStream {
 	return new ReadableStream(source);
 }
 
+/** `body` as Bun.serve should get it to write it in one piece after an await. */
+export function oneWriteReady(body: string | Uint8Array): string | Uint8Array | ReadableStream {
+	return needsOneWrite(body) ? oneWriteBody(body) : body;
+}
+
 type Set = { status?: number | string; headers: Record<string, string | number> };
 
 /** The answer to a GET of `body`, written as one piece when Bun would not cork it. */
