@@ -17,7 +17,7 @@ import type { ElysiaAdapter } from "elysia";
 // body to send anyway. test/http/one-write.test.ts counts the send() calls of
 // both ways with strace.
 
-/** Bun corks bodies shorter than this many bytes itself. */
+/** Bun corks bodies shorter than this many bytes itself (16 KiB of cork buffer less 1 KiB; 15,000 corked, 15,800 not, measured). */
 const CORKED_BYTES = 15 * 1024;
 // A string of fewer UTF-16 code units than this has fewer bytes than
 // CORKED_BYTES however it encodes (at most 3 bytes a unit), so only longer
@@ -56,12 +56,7 @@ export function oneWriteReady(body: string | Uint8Array): string | Uint8Array | 
 	return needsOneWrite(body) ? oneWriteBody(body) : body;
 }
 
-type Set = { status?: number | string; headers: Record<string, string | number> };
-
-/** The answer to a GET of `body`, written as one piece when Bun would not cork it. */
-export function answerWithBody(body: string | Uint8Array, set: Set): Response {
-	return new Response(oneWriteBody(body), set as ResponseInit);
-}
+type AnswerSet = { status?: number | string; headers: Record<string, string | number> };
 
 /**
  * `adapter` with the answers Elysia builds from a string or bytes (route
@@ -71,10 +66,10 @@ export function answerWithBody(body: string | Uint8Array, set: Set): Response {
 export function oneWriteAdapter(adapter: ElysiaAdapter): ElysiaAdapter {
 	const { mapResponse, mapEarlyResponse } = adapter.handler;
 	const wrap =
-		<F extends (response: unknown, set: Set, request?: Request) => unknown>(map: F) =>
-		(response: unknown, set: Set, request?: Request) =>
+		<F extends (response: unknown, set: AnswerSet, request?: Request) => unknown>(map: F) =>
+		(response: unknown, set: AnswerSet, request?: Request) =>
 			request?.method === "GET" && typeof set.status !== "string" && needsOneWrite(response)
-				? answerWithBody(response, set)
+				? new Response(oneWriteBody(response), set as ResponseInit)
 				: map(response, set, request);
 	return {
 		...adapter,
