@@ -6,6 +6,7 @@ import { FaxStore, openDatabase } from "../../lib/db/index.ts";
 import { importFaxes } from "../../lib/import/index.ts";
 import { ago, faxRecord } from "../../testkit/fixtures.ts";
 import { firstChildOf } from "../../testkit/processes.ts";
+import { rawExchange } from "../../testkit/raw-http.ts";
 import { sendsPerAnswer } from "../../testkit/send-calls.ts";
 import { startServerProcess } from "../../testkit/server-process.ts";
 import { useRedisServer } from "../../testkit/use-redis.ts";
@@ -88,6 +89,67 @@ describe("an answer completed after the Redis round trip leaves in one write", (
 		expect(Math.max(...sends)).toBeLessThanOrEqual(SENDS_PER_ANSWER);
 		expect(Buffer.byteLength(bodies[0] ?? "")).toBeGreaterThan(30_000);
 		expect(JSON.parse(bodies[0] ?? "")).toHaveLength(100);
+	});
+});
+
+/** The answer's bytes with the fields that differ between two answers of one server made equal. */
+const comparable = (raw: string) =>
+	raw
+		.replace(/\r\nDate: [^\r]*/, "\r\nDate: -")
+		.replace(/\r\nx-request-id: [^\r]*/, "\r\nx-request-id: -")
+		.replace(/\r\nx-ratelimit-remaining: \d+/, "\r\nx-ratelimit-remaining: -")
+		.replace(/\r\nratelimit: "default";r=\d+;t=\d+/, '\r\nratelimit: "default";r=-;t=-');
+
+async function rawAnswer(url: string, method: string, path: string): Promise<string> {
+	const { port } = new URL(url);
+	const request = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: testfax-tests/1.0\r\nConnection: close\r\n\r\n`;
+	return comparable((await rawExchange(Number(port), request)).raw);
+}
+
+describe("the one-write answer is the same bytes", () => {
+	test("as Bun's own answer of the same string: status line, fields in their order, Content-Length, body", async () => {
+		const [plain, oneWrite] = await Promise.all([
+			startServerProcess({}, { script: "testkit/post-await-server.ts" }),
+			startServerProcess({ ONE_WRITE: "1" }, { script: "testkit/post-await-server.ts" }),
+		]);
+		try {
+			const [expected, received] = await Promise.all([
+				rawAnswer(plain.url, "GET", "/"),
+				rawAnswer(oneWrite.url, "GET", "/"),
+			]);
+			expect(received).toStartWith("HTTP/1.1 200 OK\r\n");
+			expect(received).toContain("\r\nContent-Length: ");
+			expect(received).toBe(expected);
+		} finally {
+			plain.child.kill();
+			oneWrite.child.kill();
+			await Promise.all([plain.child.exited, oneWrite.child.exited]);
+		}
+	});
+
+	test("from the service: the poll's fields end with Date and Content-Length as Bun frames a string, then the JSON", async () => {
+		const server = await startServerProcess({
+			DATABASE_PATH,
+			SEED_DEMO: "0",
+			PURGE_INTERVAL: "0",
+			REDIS_URL: redis.server.url,
+			RATE_LIMIT_PREFIX: redis.uniquePrefix(),
+			LOG_LEVEL: "silent",
+		});
+		try {
+			const get = await rawAnswer(server.url, "GET", POLL);
+			const end = get.indexOf("\r\n\r\n") + 4;
+			const body = get.slice(end);
+			expect(JSON.parse(body)).toHaveLength(100);
+			expect(get.slice(0, end)).toStartWith("HTTP/1.1 200 OK\r\n");
+			expect(get.slice(0, end)).toEndWith(
+				`\r\nDate: -\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+			);
+			expect(get).not.toContain("Transfer-Encoding");
+		} finally {
+			server.child.kill();
+			await server.child.exited;
+		}
 	});
 });
 
