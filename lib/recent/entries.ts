@@ -1,5 +1,3 @@
-import type { Representation } from "../representation/index.ts";
-
 /** A fax held in memory: what it is ordered and matched by, and its JSON text. */
 export interface Entry {
 	id: number;
@@ -8,8 +6,6 @@ export interface Entry {
 	slug: string;
 	senderKey: string | null;
 	json: string;
-	/** Its single-fax answer, made when first asked for. */
-	answer?: Representation;
 }
 
 /** Oldest first: by received_at, ties by insertion; the list answer is this order backwards. */

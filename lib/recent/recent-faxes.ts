@@ -143,11 +143,12 @@ export class RecentFaxes {
 	lookup(slug: string, notBefore: number, nowSeconds: number): FaxLookup {
 		this.#sync(nowSeconds);
 		const entry = this.#bySlug.get(slug);
-		if (entry !== undefined) {
-			if (entry.receivedAt < notBefore) return REMOVED;
-			entry.answer ??= new Representation(entry.json);
-			return { state: "found", answer: entry.answer };
-		}
+		// A single fax's answer is small: its ETag (a hash of some 300 bytes) is
+		// made per request rather than kept beside each of up to 100,000 faxes.
+		if (entry !== undefined)
+			return entry.receivedAt < notBefore
+				? REMOVED
+				: { state: "found", answer: new Representation(entry.json) };
 		const found = this.#store.lookup(slug, notBefore);
 		return found.state === "found"
 			? { state: "found", answer: new Representation(this.#json(found.fax)) }
