@@ -60,8 +60,8 @@ type AnswerSet = { status?: number | string; headers: Record<string, string | nu
 
 /**
  * `adapter` with the answers Elysia builds from a string or bytes (route
- * results, early answers, errors) given a one-write body where Bun 1.4.5
- * would write them uncorked.
+ * results and early answers; error answers are short) given a one-write body
+ * where Bun 1.4.5 would write them uncorked.
  */
 export function oneWriteAdapter(adapter: ElysiaAdapter): ElysiaAdapter {
 	const { mapResponse, mapEarlyResponse } = adapter.handler;

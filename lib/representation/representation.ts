@@ -34,7 +34,7 @@ export class Representation {
 	}
 
 	get etag(): string {
-		this.#etag ??= `W/"${new Bun.CryptoHasher("sha256").update(this.text).digest("base64url").slice(0, 22)}"`;
+		this.#etag ??= `W/"${Bun.SHA256.hash(this.text, "base64url").slice(0, 22)}"`;
 		return this.#etag;
 	}
 
