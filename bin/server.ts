@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from "../lib/config.ts";
 import { DatabaseOpenError } from "../lib/db/index.ts";
-import { createLogger, standardOutput } from "../lib/log/index.ts";
+import { createLogger, standardOutput, TurnBatchedOutput } from "../lib/log/index.ts";
 import { StartupError, startServer } from "../lib/server.ts";
 import { completeTracingChannel } from "../lib/util/index.ts";
 
@@ -13,8 +13,12 @@ const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 completeTracingChannel();
 try {
 	const config = loadConfig(process.env);
-	const logger = createLogger(config.logLevel, await standardOutput());
-	const server = await startServer(config, { logger });
+	const output = await standardOutput();
+	const logger = createLogger(config.logLevel, output);
+	const server = await startServer(config, {
+		logger,
+		logOutput: output instanceof TurnBatchedOutput ? output : undefined,
+	});
 	let stopping = false;
 	const shutdown = (signal: keyof typeof SIGNAL_NUMBERS) => {
 		if (stopping) {

@@ -17,6 +17,8 @@ export interface ServerOptions {
 	/** Milliseconds since the epoch; tests pin it. */
 	clock?: () => number;
 	logger: Logger;
+	/** Where the logger writes, when it can drop lines (standard output): /metrics counts the drops. */
+	logOutput?: { readonly droppedLines: number };
 }
 
 /** How a shutdown went. */
@@ -120,7 +122,12 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			{ clock, logger },
 		);
 		const limit = rateLimit;
-		const metrics = new ServiceMetrics({ rateLimit: limit.status, stats, clock });
+		const metrics = new ServiceMetrics({
+			rateLimit: limit.status,
+			stats,
+			clock,
+			droppedLogLines: () => options.logOutput?.droppedLines ?? 0,
+		});
 		const clientKey = createClientKeyResolver(config.trustProxy);
 		const observer = createRequestObserver({ logger, metrics });
 		let draining = false;

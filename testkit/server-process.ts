@@ -6,8 +6,12 @@ const ROOT = join(import.meta.dir, "..");
 export interface ServerProcessOptions {
 	/** The script to run; `bin/server.ts`, as `npm start` does, unless named. */
 	script?: string;
-	/** "ignore" unless the caller reads it: a full pipe nobody reads would stall the server. */
-	stdout?: "pipe" | "ignore";
+	/**
+	 * "ignore" unless the caller reads it, or a descriptor the child writes to
+	 * (the write end of a FIFO the test reads when it chooses: Bun reads a
+	 * "pipe" into memory on its own, so that pipe never fills).
+	 */
+	stdout?: "pipe" | "ignore" | number;
 	/** Standard output goes to this file instead, as a container runtime keeps the log. */
 	logFile?: string;
 	/** A command the server runs under (`strace -o …`), its arguments first. */

@@ -14,6 +14,14 @@ export interface AccessFields {
 }
 
 const INFO = 30;
+
+interface SheddableDestination {
+	writeSheddable(line: string): void;
+}
+
+function isSheddable(destination: LogDestination): destination is LogDestination & SheddableDestination {
+	return typeof (destination as Partial<SheddableDestination>).writeSheddable === "function";
+}
 // Request ids and client networks need no escaping in JSON; anything else gets JSON.stringify.
 const PLAIN = /^[\w.:/-]*$/;
 const jsonString = (text: string) => (PLAIN.test(text) ? `"${text}"` : JSON.stringify(text));
@@ -36,6 +44,10 @@ export function accessLineWriter(logger: Logger): ((fields: AccessFields) => voi
 	if (logger.levelVal > INFO) return null;
 	const destination = (logger as unknown as Record<symbol, LogDestination>)[pino.symbols.streamSym];
 	if (destination === undefined) throw new Error("the logger has no destination stream");
+	// Access lines are the ones to drop when standard output stalls (TurnBatchedOutput).
+	const write = isSheddable(destination)
+		? (line: string) => destination.writeSheddable(line)
+		: (line: string) => destination.write(line);
 	const heads = new Map<string, string>();
 	const headOf = (method: string, route: string, status: number): string => {
 		const key = `${method} ${status} ${route}`;
@@ -56,7 +68,7 @@ export function accessLineWriter(logger: Logger): ((fields: AccessFields) => voi
 			timeText = new Date(now).toISOString();
 		}
 		const head = headOf(fields.method, fields.route, fields.status);
-		destination.write(
+		write(
 			`{"level":"info","time":"${timeText}"${head},"req_id":${jsonString(fields.requestId)},"duration_ms":${Number.isFinite(fields.durationMs) ? fields.durationMs : null},"client":${jsonString(fields.client)},"msg":"request"}\n`,
 		);
 	};

@@ -2,3 +2,4 @@
 
 export { type AccessFields, accessLineWriter } from "./access-line.ts";
 export { createLogger, type LogDestination, type Logger, type LogLevel, standardOutput } from "./logger.ts";
+export { KEPT_LINES_RESERVE_BYTES, LOG_BUFFER_BYTES, TurnBatchedOutput } from "./turn-batched-output.ts";

@@ -10,7 +10,9 @@ export type LogDestination = pino.DestinationStream;
  * colour-coded line each. pino-pretty is loaded only for a terminal, so a
  * served process never carries it. The JSON lines of one event-loop turn go
  * out in one write: a write per line took about a fifth of the CPU of a short
- * answer (the benchmark measures the log's cost).
+ * answer (the benchmark measures the log's cost). Touching `process.stdout`
+ * makes Bun set descriptor 1 non-blocking, which TurnBatchedOutput relies on
+ * to never wait for a stalled reader (test/log/stalled-output.test.ts).
  */
 export async function standardOutput(): Promise<LogDestination> {
 	if (!process.stdout.isTTY) return new TurnBatchedOutput(1);

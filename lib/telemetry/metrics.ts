@@ -9,6 +9,8 @@ export interface MetricSources {
 	stats: FaxStats;
 	/** Milliseconds since the epoch. */
 	clock: () => number;
+	/** Log lines dropped because standard output was not taking them. */
+	droppedLogLines: () => number;
 }
 
 const DAY_SECONDS = 24 * 3600;
@@ -86,6 +88,15 @@ export class ServiceMetrics {
 			collect() {
 				this.reset();
 				this.inc(sources.rateLimit().fallbacks);
+			},
+		});
+		new Counter({
+			name: "testfax_log_lines_dropped_total",
+			help: "Log lines dropped because standard output was not taking them (access lines first).",
+			registers,
+			collect() {
+				this.reset();
+				this.inc(sources.droppedLogLines());
 			},
 		});
 		new Gauge({
