@@ -16,6 +16,8 @@ import { errorMessage } from "./util/index.ts";
 export interface ServerOptions {
 	/** Milliseconds since the epoch; tests pin it. */
 	clock?: () => number;
+	/** Monotonic milliseconds for rate-limit windows (performance.now); tests that pin `clock` pin it too. */
+	monotonic?: () => number;
 	logger: Logger;
 	/** Where the logger writes, when it can drop lines (standard output): /metrics counts the drops. */
 	logOutput?: { readonly droppedLines: number };
@@ -119,7 +121,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 				prefix: config.rateLimitPrefix,
 				redisTimeoutMs: config.redisTimeoutMs,
 			},
-			{ clock, logger },
+			{ clock, monotonic: options.monotonic, logger },
 		);
 		const limit = rateLimit;
 		const metrics = new ServiceMetrics({

@@ -9,11 +9,17 @@ export function childEnv(
 	env: Record<string, string> = {},
 	path = process.env.PATH ?? "",
 ): Record<string, string> {
+	// A child given a libfaketime setting of its own (a stepped clock) takes none of the test's.
+	if (Object.keys(env).some(isClockVariable)) return { PATH: path, ...env };
 	const clock: Record<string, string> = {};
 	for (const [name, value] of Object.entries(process.env)) {
-		if (value !== undefined && (name === "LD_PRELOAD" || name.startsWith("FAKETIME"))) clock[name] = value;
+		if (value !== undefined && isClockVariable(name)) clock[name] = value;
 	}
 	return { PATH: path, ...clock, ...env };
+}
+
+function isClockVariable(name: string): boolean {
+	return name === "LD_PRELOAD" || name.startsWith("FAKETIME");
 }
 
 /**
@@ -24,7 +30,7 @@ export function childEnv(
 export function realClockEnv(): Record<string, string> {
 	const env: Record<string, string> = {};
 	for (const [name, value] of Object.entries(process.env)) {
-		if (value !== undefined && name !== "LD_PRELOAD" && !name.startsWith("FAKETIME")) env[name] = value;
+		if (value !== undefined && !isClockVariable(name)) env[name] = value;
 	}
 	return env;
 }

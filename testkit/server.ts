@@ -67,7 +67,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 		db.close();
 		if (!result.ok) throw new Error(`test fixtures are invalid: ${result.errors.join("; ")}`);
 	}
-	const server = await startServer(config, { clock, logger: options.logger ?? silentLog() });
+	// A pinned clock pins the rate-limit windows too: they stay open however long the test takes.
+	const server = await startServer(config, {
+		clock,
+		monotonic: options.clock,
+		logger: options.logger ?? silentLog(),
+	});
 	const baseUrl = `http://127.0.0.1:${server.port}`;
 	return {
 		...server,

@@ -11,7 +11,10 @@ import type { WriteLock } from "./write-lock.ts";
  * 'loading'. One short transaction sets it 'published' and every row shows
  * at once. An import that fails is set 'abandoned' and its rows deleted; one
  * whose process died is found by the next import or purge: its process is
- * gone from this host, or it wrote nothing for STALE_SECONDS.
+ * gone from this host, or, run on another host, it wrote nothing for
+ * STALE_SECONDS. An owner on this host is judged by its process alone, never
+ * by the wall clock, so a clock stepped forward cannot make a live import look
+ * silent.
  */
 
 /** Another process took this import for abandoned and removed it. */
@@ -30,19 +33,33 @@ function unixSeconds(): number {
 }
 
 /**
- * True only when the owner ran on this host and its process is gone. A
- * process of another host or container is judged by its heartbeat alone.
+ * Whether the owner's process runs: "alive" or "gone" when it ran on this
+ * host, "elsewhere" for a process of another host or container, which only
+ * its heartbeat can tell about.
  */
-function ownerIsGone(owner: string): boolean {
+function ownerState(owner: string): "alive" | "gone" | "elsewhere" {
 	const colon = owner.lastIndexOf(":");
 	const pid = Number(owner.slice(colon + 1));
-	if (owner.slice(0, colon) !== hostname() || pid === process.pid) return false;
+	if (owner.slice(0, colon) !== hostname()) return "elsewhere";
+	if (pid === process.pid) return "alive";
 	try {
 		process.kill(pid, 0);
-		return false;
+		return "alive";
 	} catch (error) {
-		return (error as { code?: unknown }).code === "ESRCH";
+		return (error as { code?: unknown }).code === "ESRCH" ? "gone" : "alive";
 	}
+}
+
+// An import's pid on this host may since have gone to another process: one
+// silent this long is dead whatever runs under its pid. A day, so that no
+// step of the wall clock that NTP or a restored VM makes reaches it.
+const REUSED_PID_SECONDS = 24 * 3600;
+
+function isDead(entry: ImportRow, now: number): boolean {
+	const state = ownerState(entry.owner);
+	if (state === "gone") return true;
+	const silentFor = now - entry.heartbeat_at;
+	return silentFor > (state === "elsewhere" ? STALE_SECONDS : REUSED_PID_SECONDS);
 }
 
 interface ImportRow {
@@ -132,7 +149,7 @@ async function deleteImport(statements: ImportStatements, lock: WriteLock, entry
 export async function cleanAbandonedImports(statements: ImportStatements, lock: WriteLock): Promise<number> {
 	const now = unixSeconds();
 	for (const entry of statements.loading.all()) {
-		if (entry.heartbeat_at < now - STALE_SECONDS || ownerIsGone(entry.owner)) {
+		if (isDead(entry, now)) {
 			await lock.run(() => statements.markAbandoned.run(entry.id, entry.heartbeat_at));
 		}
 	}

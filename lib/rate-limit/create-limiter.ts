@@ -46,12 +46,13 @@ const IN_MEMORY: RateLimitStatus = { backend: "memory", fallbacks: 0 };
 
 export async function createRateLimiter(
 	settings: RateLimitSettings,
-	options: { clock: () => number; logger: Logger },
+	options: { clock: () => number; monotonic?: () => number; logger: Logger },
 ): Promise<RateLimit> {
 	const memory = new MemoryWindowLimiter({
 		limit: settings.limit,
 		windowSeconds: settings.windowSeconds,
 		now: options.clock,
+		monotonic: options.monotonic,
 	});
 	if (settings.redisUrl === null) return { limiter: memory, status: () => IN_MEMORY };
 	const redis = new RedisWindowLimiter({

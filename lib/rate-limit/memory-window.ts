@@ -4,8 +4,14 @@ import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
 export interface MemoryWindowOptions {
 	limit: number;
 	windowSeconds: number;
-	/** Clock in milliseconds; tests inject one to move time. */
+	/** Wall clock in milliseconds since the epoch, for `X-RateLimit-Reset` only; tests inject one. */
 	now?: () => number;
+	/**
+	 * Monotonic clock in milliseconds, which the windows are measured on, so a
+	 * step of the wall clock (NTP, a restored VM) neither holds a client for the
+	 * size of the step nor ends its window early; tests inject one.
+	 */
+	monotonic?: () => number;
 	/** Most windows kept at once; a flood of distinct keys evicts the oldest. */
 	maxKeys?: number;
 }
@@ -44,6 +50,7 @@ export class MemoryWindowLimiter implements RateLimiter {
 	private readonly limit: number;
 	private readonly windowMs: number;
 	private readonly now: () => number;
+	private readonly monotonic: () => number;
 	private readonly maxKeys: number;
 	private readonly windows = new Map<string, CountWindow>();
 	private oldest: CountWindow | null = null;
@@ -53,6 +60,7 @@ export class MemoryWindowLimiter implements RateLimiter {
 		this.limit = options.limit;
 		this.windowMs = options.windowSeconds * 1000;
 		this.now = options.now ?? Date.now;
+		this.monotonic = options.monotonic ?? (() => performance.now());
 		this.maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
 	}
 
@@ -67,7 +75,7 @@ export class MemoryWindowLimiter implements RateLimiter {
 
 	/** Synchronous form of consume(), so the failover path adds no await. */
 	hit(key: string): RateLimitDecision {
-		const now = this.now();
+		const now = this.monotonic();
 		this.dropExpired(now);
 
 		let window = this.windows.get(key);
@@ -77,8 +85,8 @@ export class MemoryWindowLimiter implements RateLimiter {
 			this.windows.set(key, window);
 			this.append(window);
 		} else if (now >= window.endsAt) {
-			// Only after the clock stepped back can an ended window sit behind a
-			// live one; renewing it moves it to the end of the order.
+			// An ended window the drop above did not reach (it drops a bounded
+			// number per hit); renewing it moves it to the end of the order.
 			this.unlink(window);
 			window.count = 0;
 			window.endsAt = now + this.windowMs;
@@ -86,7 +94,7 @@ export class MemoryWindowLimiter implements RateLimiter {
 		}
 
 		window.count++;
-		return decide(this.limit, window.count, now, window.endsAt - now);
+		return decide(this.limit, window.count, this.now(), window.endsAt - now);
 	}
 
 	close(): Promise<void> {
@@ -97,8 +105,6 @@ export class MemoryWindowLimiter implements RateLimiter {
 	}
 
 	private dropExpired(now: number): void {
-		// A clock that stepped back can leave an expired window behind a live
-		// one; it is renewed on its next hit or dropped when it reaches the front.
 		for (let dropped = 0; dropped < MAX_DROPPED_PER_HIT; dropped++) {
 			if (this.oldest === null || this.oldest.endsAt > now) return;
 			this.drop(this.oldest);

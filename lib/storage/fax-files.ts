@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isSlugShape } from "../fax/index.ts";
 
@@ -13,6 +13,15 @@ export function faxFilePaths(storageDir: string, slug: string): { pdf: string; t
 	return { pdf: join(dir, `${slug}.pdf`), thumbnail: join(dir, `${slug}-thumb.jpg`) };
 }
 
+const TEMP_MARK = ".tmp-";
+/** A fax file under its temporary name, as writeFaxFiles names it. */
+const TEMP_FILE = /^fax_[A-Za-z0-9]+(?:\.pdf|-thumb\.jpg)\.tmp-\d+$/;
+/**
+ * Older than this, a temporary file belongs to no live ingest: an ingest
+ * writes its two files within seconds, and rewrites them on every try.
+ */
+export const STRAY_TEMP_FILE_AGE_SECONDS = 3600;
+
 /** Writes both files under temporary names, then renames them into place. */
 export async function writeFaxFiles(
 	storageDir: string,
@@ -21,7 +30,7 @@ export async function writeFaxFiles(
 ): Promise<void> {
 	const paths = faxFilePaths(storageDir, slug);
 	await mkdir(join(storageDir, "faxes"), { recursive: true });
-	const suffix = `.tmp-${process.pid}`;
+	const suffix = `${TEMP_MARK}${process.pid}`;
 	try {
 		// Not Bun.write: it copies the bytes first, as much memory again as the PDF.
 		await writeFile(paths.pdf + suffix, files.pdf);
@@ -41,4 +50,27 @@ export async function deleteFaxFiles(storageDir: string, slug: string): Promise<
 	const paths = faxFilePaths(storageDir, slug);
 	await rm(paths.pdf, { force: true });
 	await rm(paths.thumbnail, { force: true });
+}
+
+/**
+ * Deletes the temporary files that an ingest killed while writing (SIGKILL, a
+ * lost container) left behind, once older than STRAY_TEMP_FILE_AGE_SECONDS;
+ * returns how many. Only names of writeFaxFiles' shape are touched.
+ */
+export async function deleteStrayTempFiles(storageDir: string, nowSeconds: number): Promise<number> {
+	const dir = join(storageDir, "faxes");
+	const names = await readdir(dir).catch((error: { code?: unknown }) => {
+		if (error.code === "ENOENT") return [];
+		throw error;
+	});
+	let deleted = 0;
+	for (const name of names) {
+		if (!TEMP_FILE.test(name)) continue;
+		const path = join(dir, name);
+		const info = await stat(path).catch(() => null);
+		if (info === null || info.mtimeMs / 1000 > nowSeconds - STRAY_TEMP_FILE_AGE_SECONDS) continue;
+		await rm(path, { force: true });
+		deleted++;
+	}
+	return deleted;
 }

@@ -1,4 +1,10 @@
 // Fax files on disk and the retention purge.
-export { deleteFaxFiles, faxFilePaths, writeFaxFiles } from "./fax-files.ts";
+export {
+	deleteFaxFiles,
+	deleteStrayTempFiles,
+	faxFilePaths,
+	STRAY_TEMP_FILE_AGE_SECONDS,
+	writeFaxFiles,
+} from "./fax-files.ts";
 export { purgeExpired } from "./purge.ts";
 export { schedulePurge } from "./purge-schedule.ts";

@@ -36,8 +36,13 @@ export interface WaitDependencies {
 	signal?: AbortSignal;
 	onProgress?: (progress: WaitProgress) => void;
 	fetch?: Fetch;
-	/** Milliseconds since the epoch. */
+	/** Milliseconds since the epoch: where `since` starts. */
 	clock?: () => number;
+	/**
+	 * Monotonic milliseconds (performance.now): the time limit and the elapsed
+	 * time, so a wall-clock step neither ends the wait early nor prolongs it.
+	 */
+	monotonic?: () => number;
 	sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
@@ -115,16 +120,17 @@ export async function waitForFax(
 ): Promise<WaitResult> {
 	const { signal, onProgress } = dependencies;
 	const clock = dependencies.clock ?? Date.now;
+	const monotonic = dependencies.monotonic ?? (() => performance.now());
 	const sleepFor = dependencies.sleep ?? sleep;
 	const fetchList = dependencies.fetch ?? fetch;
 	signal?.throwIfAborted();
-	const startedAt = clock();
-	const plan = planWait(options, startedAt);
+	const plan = planWait(options, clock());
+	const startedAt = monotonic();
 	const deadline = startedAt + plan.timeoutMs;
 	let polls = 0;
 	let failures = 0;
 	let lastPoll = false;
-	const elapsed = () => clock() - startedAt;
+	const elapsed = () => monotonic() - startedAt;
 
 	onProgress?.({
 		outcome: "started",
@@ -143,7 +149,7 @@ export async function waitForFax(
 			url: plan.url,
 			userAgent: plan.userAgent,
 			fetch: fetchList,
-			timeoutMs: Math.min(MAX_REQUEST_MS, Math.max(deadline - clock(), LAST_REQUEST_GRACE_MS)),
+			timeoutMs: Math.min(MAX_REQUEST_MS, Math.max(deadline - monotonic(), LAST_REQUEST_GRACE_MS)),
 			signal,
 		});
 		polls++;
@@ -157,7 +163,7 @@ export async function waitForFax(
 		}
 		failures = outcome.kind === "failed" ? failures + 1 : 0;
 
-		const remaining = deadline - clock();
+		const remaining = deadline - monotonic();
 		if (lastPoll || remaining <= 0) {
 			if (outcome.kind !== "failed") return { kind: "timed-out", polls, elapsedMs: elapsed() };
 			const { status, message } = outcome;

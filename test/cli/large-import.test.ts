@@ -5,6 +5,7 @@ import { childEnv } from "../../testkit/child-env.ts";
 import { faxRecord } from "../../testkit/fixtures.ts";
 import { outputOf } from "../../testkit/processes.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
+import { steppedClock } from "../../testkit/stepped-clock.ts";
 import { textPdf } from "../document/make-files.ts";
 
 // Large enough to be written in several transactions, small enough for a test.
@@ -148,6 +149,46 @@ describe("a large fax import", () => {
 		const again = await runFax(["import", file], server.env);
 		expect(again.code).toBe(0);
 		expect((await server.request("/api/faxes/fax_killed1")).status).toBe(200);
+	}, 60_000);
+
+	test("a purge whose wall clock stepped an hour ahead leaves the live import alone", async () => {
+		const file = await recordsFile("stepped.json", "BULK 4", RECORDS, "fax_stepped1");
+		const running = startImport(file);
+		await untilWriting();
+		// Paused between two of its transactions, so the purge finds it loading and the lock free.
+		for (;;) {
+			running.kill("SIGSTOP");
+			const probe = new Database(server.databasePath);
+			probe.exec("PRAGMA busy_timeout = 0");
+			const free = (() => {
+				try {
+					probe.exec("BEGIN IMMEDIATE");
+					probe.exec("ROLLBACK");
+					return true;
+				} catch {
+					return false;
+				}
+			})();
+			probe.close();
+			if (free) break;
+			running.kill("SIGCONT");
+			await Bun.sleep(1);
+		}
+		const clock = steppedClock(server.dir);
+		clock.stepTo(3600);
+		try {
+			expect(await runFax(["purge"], { ...server.env, ...clock.env })).toEqual({
+				code: 0,
+				stdout: "purged 0 faxes past retention\n",
+				stderr: "",
+			});
+			expect(imports()).toContainEqual({ state: "loading" });
+		} finally {
+			running.kill("SIGCONT");
+		}
+		const { stderr, code } = await outputOf(running);
+		expect([code, stderr]).toEqual([0, ""]);
+		expect((await server.request("/api/faxes/fax_stepped1")).status).toBe(200);
 	}, 60_000);
 
 	test("failing half-way, it deletes what it wrote and says so in one line", async () => {

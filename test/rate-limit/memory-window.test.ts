@@ -8,6 +8,12 @@ function clock(start = T0) {
 	return { state, now: () => state.now };
 }
 
+/** A clock that does not move, as both the wall and the monotonic clock. */
+function steady() {
+	const { now } = clock();
+	return { now, monotonic: now };
+}
+
 describe("MemoryWindowLimiter", () => {
 	test("counts down from the limit and refuses the 61st request", async () => {
 		const { state, now } = clock();
@@ -15,6 +21,7 @@ describe("MemoryWindowLimiter", () => {
 			limit: 60,
 			windowSeconds: 60,
 			now,
+			monotonic: now,
 		});
 
 		expect(await limiter.consume("a")).toEqual({
@@ -49,6 +56,7 @@ describe("MemoryWindowLimiter", () => {
 			limit: 2,
 			windowSeconds: 60,
 			now,
+			monotonic: now,
 		});
 		limiter.hit("a");
 		state.now = T0 + 59_000;
@@ -71,6 +79,7 @@ describe("MemoryWindowLimiter", () => {
 			limit: 1,
 			windowSeconds: 60,
 			now,
+			monotonic: now,
 		});
 		expect(limiter.hit("a").allowed).toBe(true);
 		expect(limiter.hit("a").allowed).toBe(false);
@@ -89,7 +98,7 @@ describe("MemoryWindowLimiter", () => {
 		const limiter = new MemoryWindowLimiter({
 			limit: 60,
 			windowSeconds: 60,
-			now: clock().now,
+			...steady(),
 		});
 		limiter.hit("a");
 		limiter.hit("a");
@@ -103,6 +112,7 @@ describe("MemoryWindowLimiter", () => {
 			limit: 60,
 			windowSeconds: 60,
 			now,
+			monotonic: now,
 		});
 		for (let i = 0; i < 1000; i++) limiter.hit(`early-${i}`);
 		state.now = T0 + 30_000;
@@ -122,7 +132,7 @@ describe("MemoryWindowLimiter", () => {
 		const limiter = new MemoryWindowLimiter({
 			limit: 60,
 			windowSeconds: 60,
-			now: clock().now,
+			...steady(),
 			maxKeys: 10_000,
 		});
 		for (let i = 0; i < 100_000; i++) limiter.hit(`k${i}`);
@@ -137,31 +147,47 @@ describe("MemoryWindowLimiter", () => {
 		const limiter = new MemoryWindowLimiter({
 			limit: 60,
 			windowSeconds: 60,
-			now: clock().now,
+			...steady(),
 		});
 		for (let i = 0; i < 150_000; i++) limiter.hit(`k${i}`);
 		expect(limiter.size).toBe(100_000);
 	});
 
-	test("a window renewed after the clock stepped back moves behind the live ones", () => {
-		const { state, now } = clock();
-		const limiter = new MemoryWindowLimiter({ limit: 60, windowSeconds: 60, now, maxKeys: 2 });
-		limiter.hit("a");
-		state.now = T0 - 55_000;
-		limiter.hit("c");
-		// "c" ended at T0 + 5,000 behind the live "a"; its hit renews it.
-		state.now = T0 + 30_000;
-		expect(limiter.hit("c")).toMatchObject({ remaining: 59, resetAt: 1_700_000_090 });
-		limiter.hit("d");
-		expect(limiter.size).toBe(2);
-		expect(limiter.hit("c").remaining).toBe(58);
-		expect(limiter.hit("d").remaining).toBe(58);
-		expect(limiter.size).toBe(2);
+	test("a wall clock stepped an hour back or ahead moves neither the window nor Retry-After, only X-RateLimit-Reset", () => {
+		for (const step of [-3_600_000, 3_600_000]) {
+			const wall = { now: T0 };
+			const steady = { now: 5_000 };
+			const limiter = new MemoryWindowLimiter({
+				limit: 60,
+				windowSeconds: 60,
+				now: () => wall.now,
+				monotonic: () => steady.now,
+			});
+			for (let i = 0; i < 60; i++) limiter.hit("a");
+			wall.now = T0 + 10_000 + step;
+			steady.now += 10_000;
+			expect(limiter.hit("a")).toEqual({
+				allowed: false,
+				limit: 60,
+				remaining: 0,
+				resetAt: (T0 + 60_000 + step) / 1000,
+				retryAfter: 50,
+			});
+			wall.now += 50_000;
+			steady.now += 50_000;
+			expect(limiter.hit("a")).toMatchObject({ allowed: true, remaining: 59 });
+		}
 	});
 
 	test("hits never walk the Map: its iterators in Bun step over every slot deleted since the last rebuild", () => {
 		const { state, now } = clock();
-		const limiter = new MemoryWindowLimiter({ limit: 60, windowSeconds: 60, now, maxKeys: 1000 });
+		const limiter = new MemoryWindowLimiter({
+			limit: 60,
+			windowSeconds: 60,
+			now,
+			monotonic: now,
+			maxKeys: 1000,
+		});
 		const walks: string[] = [];
 		const proto = Map.prototype as unknown as Record<PropertyKey, unknown>;
 		const names: PropertyKey[] = ["keys", "values", "entries", "forEach", Symbol.iterator];
@@ -190,7 +216,7 @@ describe("MemoryWindowLimiter", () => {
 
 	test("one hit drops a bounded number of ended windows; the following hits drop the rest", () => {
 		const { state, now } = clock();
-		const limiter = new MemoryWindowLimiter({ limit: 60, windowSeconds: 60, now });
+		const limiter = new MemoryWindowLimiter({ limit: 60, windowSeconds: 60, now, monotonic: now });
 		const flood = 3 * MAX_DROPPED_PER_HIT + 10;
 		for (let i = 0; i < flood; i++) limiter.hit(`flood-${i}`);
 		state.now = T0 + 60_000;
@@ -208,7 +234,7 @@ describe("MemoryWindowLimiter", () => {
 		const limiter = new MemoryWindowLimiter({
 			limit: 60,
 			windowSeconds: 60,
-			now: clock().now,
+			...steady(),
 		});
 		limiter.hit("a");
 		await limiter.close();

@@ -3,12 +3,16 @@ import type { Fetch } from "../../lib/wait/poll-list.ts";
 /** Mid-second, as a real start usually is, so flooring shows. */
 export const T0 = Date.parse("2026-11-21T10:00:05.700Z");
 
-/** A clock that only moves when the client sleeps, and a record of every sleep. */
+/**
+ * A clock that only moves when the client sleeps, as the wall and the
+ * monotonic clock, and a record of every sleep.
+ */
 export function fakeTime(start = T0) {
 	const state = { now: start, sleeps: [] as number[] };
 	return {
 		state,
 		clock: () => state.now,
+		monotonic: () => state.now,
 		sleep: async (ms: number) => {
 			state.sleeps.push(ms);
 			state.now += ms;

@@ -177,6 +177,25 @@ describe("waitForFax", () => {
 		expect(time.state.sleeps).toEqual([5000]);
 	});
 
+	test("a wall clock stepped an hour ahead or back neither ends the wait early nor prolongs it", async () => {
+		for (const step of [3_600_000, -3_600_000]) {
+			const time = fakeTime();
+			let wall = T0;
+			const { fetch } = scriptedFetch([
+				() => {
+					wall += step;
+					return NONE();
+				},
+			]);
+			const result = await waitForFax(
+				{ baseUrl: BASE, timeoutSeconds: 45 },
+				{ ...time, clock: () => wall, fetch },
+			);
+			expect(result).toEqual({ kind: "timed-out", polls: 4, elapsedMs: 45_000 });
+			expect(time.state.sleeps).toEqual([15_000, 15_000, 15_000]);
+		}
+	});
+
 	test("a 429 without Retry-After waits one interval", async () => {
 		const time = fakeTime();
 		const { fetch } = scriptedFetch([json({ message: "Too Many Attempts." }, 429), NONE()]);
