@@ -25,7 +25,7 @@ interface CountWindow {
 	newer: CountWindow | null;
 }
 
-/** At 100,000 IPv6 /64 keys this holds about 25 MB (see README, Reliability). */
+/** At 100,000 IPv6 /64 keys this holds about 25 MB (see docs/reliability.md). */
 const DEFAULT_MAX_KEYS = 100_000;
 
 // Most ended windows one hit drops. Dropping all 100,000 windows of a flood

@@ -49,7 +49,7 @@ function asciiDigit(digit: string): string {
 	return String(distance % 10);
 }
 
-/** The sender as the rules read it (README "Decisions"): NFKC, no format characters, digits as ASCII. */
+/** The sender as the rules read it (docs/decisions.md): NFKC, no format characters, digits as ASCII. */
 function normalised(raw: string): string {
 	return raw
 		.toWellFormed()

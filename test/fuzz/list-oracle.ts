@@ -68,7 +68,7 @@ function folded(text: string): string {
 }
 
 /**
- * Of a value with an at-sign only the address counts (README "Decisions"):
+ * Of a value with an at-sign only the address counts (docs/decisions.md):
  * the local part runs left from the last at-sign to white space or a bracket,
  * the domain right over letters, digits, dots and hyphens.
  */

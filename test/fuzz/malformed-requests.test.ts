@@ -9,7 +9,7 @@ import { CASES, LONG_RUN, PROPERTY_TIMEOUT_MS, runs } from "./runs.ts";
 
 /**
  * Requests HTTP does not allow, or past Bun's limits: Bun answers some by
- * itself (README "Reliability"); whatever reaches the application is answered
+ * itself (docs/reliability.md); whatever reaches the application is answered
  * with the headers of every answer, nothing is a 500 or 503, and the server
  * keeps answering.
  */

@@ -5,7 +5,7 @@ import { rawExchange } from "../../testkit/raw-http.ts";
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
 
 // What Bun answers by itself, before the app sees the request: fixed bytes
-// that the app cannot change (README, Reliability). Pinned here so a Bun
+// that the app cannot change (docs/reliability.md). Pinned here so a Bun
 // upgrade that changes them is noticed.
 const TOO_LARGE = "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n";
 const BAD_REQUEST = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n";
