@@ -171,6 +171,7 @@ function operation(endpoint: Endpoint, components: Map<string, string>): JsonSch
 		.map(Number)
 		.sort((a, b) => a - b);
 	return {
+		tags: [FAXES_TAG.name],
 		operationId: doc.operationId,
 		summary: doc.summary,
 		description: doc.description,
@@ -200,6 +201,9 @@ function operation(endpoint: Endpoint, components: Map<string, string>): JsonSch
 		),
 	};
 }
+
+/** The one group of operations: both endpoints read the one resource. */
+const FAXES_TAG = { name: "Faxes", description: "The test faxes of the last 30 days: the list and one fax." };
 
 /** `/api/faxes/:slug` → `/api/faxes/{slug}`. */
 function openApiPath(file: string): string {
@@ -235,8 +239,10 @@ export function buildApiDescription(routes: Record<string, Route>): JsonSchema {
 			version: API_VERSION,
 			summary: "Read-only JSON API of a fax test site: list and fetch public test faxes.",
 			description: OVERVIEW,
+			contact: { name: "The testfax-api maintainers" },
 			license: { name: "MIT", identifier: "MIT" },
 		},
+		tags: [FAXES_TAG],
 		servers: [{ url: "/", description: "The server that serves this description." }],
 		security: [],
 		paths,
@@ -256,5 +262,6 @@ export function buildApiDescription(routes: Record<string, Route>): JsonSchema {
 
 /** The description as the server serves it and the repository keeps it (`openapi.json`). */
 export function apiDescriptionText(routes: Record<string, Route>): string {
-	return `${JSON.stringify(buildApiDescription(routes), null, "\t")}\n`;
+	// Two spaces: YAML-minded tools (Spectral) warn on tab indentation.
+	return `${JSON.stringify(buildApiDescription(routes), null, 2)}\n`;
 }
