@@ -3,6 +3,7 @@
  * a bad value is a ConfigError naming the variable, never a stack trace.
  */
 
+import { readFileSync } from "node:fs";
 import { DEFAULT_BUSY_TIMEOUT_MS, MAX_BUSY_TIMEOUT_MS } from "./db/index.ts";
 import { parseTrustProxy, type TrustedProxies } from "./net/index.ts";
 import { errorMessage } from "./util/index.ts";
@@ -33,7 +34,8 @@ export interface Config {
 	cdnMaxDownloads: number;
 	/** Bun closes a public connection on which nothing moved for this long (a stalled download's too). */
 	idleTimeoutSeconds: number;
-	redisUrl: string | null;
+	/** Where the shared rate-limit count lives; null counts in this process. */
+	redis: RedisConnection | null;
 	redisTimeoutMs: number;
 	/** RATE_LIMIT_PER_MINUTE: requests per window, and the window is a minute unless a test shortens it. */
 	rateLimitPerWindow: number;
@@ -45,6 +47,34 @@ export interface Config {
 	/** BUSY_TIMEOUT_MS: how long a write waits while another process writes. */
 	busyTimeoutMs: number;
 }
+
+export interface RedisNode {
+	host: string;
+	port: number;
+}
+
+/**
+ * The Redis of the shared count, in one of three modes. `tlsCa` is the PEM
+ * text of REDIS_TLS_CA_FILE: trusted for a `rediss://` URL, and in cluster
+ * and sentinel modes it turns TLS on.
+ */
+export type RedisConnection =
+	| { mode: "single"; url: string; tlsCa: string | null }
+	| {
+			mode: "cluster";
+			nodes: RedisNode[];
+			username: string | null;
+			password: string | null;
+			tlsCa: string | null;
+	  }
+	| {
+			mode: "sentinel";
+			sentinels: RedisNode[];
+			master: string;
+			username: string | null;
+			password: string | null;
+			tlsCa: string | null;
+	  };
 
 type Env = Record<string, string | undefined>;
 
@@ -92,13 +122,91 @@ function baseUrl(env: Env, name: string, fallback: string): string {
 	return raw.replace(/\/+$/, "");
 }
 
-function redisUrl(env: Env): string | null {
-	const raw = value(env, "REDIS_URL");
-	if (raw === undefined) return null;
-	if (!/^rediss?:\/\//.test(raw) || !URL.canParse(raw)) {
-		throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+function redisNodes(env: Env, name: string): RedisNode[] {
+	const raw = value(env, name) ?? "";
+	return raw.split(",").map((entry) => {
+		const match = /^\[?([^\s\]]+?)\]?:(\d{1,5})$/.exec(entry.trim());
+		const port = Number(match?.[2]);
+		if (match === null || port < 1 || port > 65535) {
+			throw new ConfigError(`${name} must be comma-separated host:port pairs, got "${raw}"`);
+		}
+		return { host: match[1] ?? "", port };
+	});
+}
+
+function tlsCa(env: Env): string | null {
+	const file = value(env, "REDIS_TLS_CA_FILE");
+	if (file === undefined) return null;
+	try {
+		const pem = readFileSync(file, "utf8");
+		if (!pem.includes("-----BEGIN CERTIFICATE-----")) throw new Error("no PEM certificate in it");
+		return pem;
+	} catch (error) {
+		throw new ConfigError(
+			`REDIS_TLS_CA_FILE must be a readable PEM bundle, got "${file}": ${errorMessage(error)}`,
+		);
 	}
-	return raw;
+}
+
+const REDIS_MODES = ["REDIS_URL", "REDIS_CLUSTER_NODES", "REDIS_SENTINELS"] as const;
+
+/** The Redis of the shared count: exactly one mode, its settings complete, nothing of another mode. */
+function redisConnection(env: Env): RedisConnection | null {
+	const given = REDIS_MODES.filter((name) => value(env, name) !== undefined);
+	if (given.length > 1) {
+		throw new ConfigError(`${given.join(" and ")} are set: choose one Redis mode`);
+	}
+	const master = value(env, "REDIS_SENTINEL_MASTER");
+	if (master !== undefined && given[0] !== "REDIS_SENTINELS") {
+		throw new ConfigError("REDIS_SENTINEL_MASTER is set without REDIS_SENTINELS");
+	}
+	const username = value(env, "REDIS_USERNAME") ?? null;
+	const password = value(env, "REDIS_PASSWORD") ?? null;
+	const ca = tlsCa(env);
+	const mode = given[0];
+	const credentials = ["REDIS_USERNAME", "REDIS_PASSWORD"].filter((name) => value(env, name) !== undefined);
+	if (credentials.length > 0 && (mode === undefined || mode === "REDIS_URL")) {
+		throw new ConfigError(
+			mode === undefined
+				? `${credentials.join(" and ")} ${credentials.length === 1 ? "needs" : "need"} REDIS_CLUSTER_NODES or REDIS_SENTINELS`
+				: `${credentials.join(" and ")} ${credentials.length === 1 ? "is" : "are"} for cluster and sentinel modes: put the credentials in REDIS_URL`,
+		);
+	}
+	if (mode === undefined) {
+		if (ca !== null) throw new ConfigError("REDIS_TLS_CA_FILE is set without a Redis to trust it for");
+		return null;
+	}
+	switch (mode) {
+		case "REDIS_URL": {
+			const url = value(env, "REDIS_URL") ?? "";
+			if (!/^rediss?:\/\//.test(url) || !URL.canParse(url)) {
+				throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${url}"`);
+			}
+			if (ca !== null && !url.startsWith("rediss://")) {
+				throw new ConfigError("REDIS_TLS_CA_FILE is for a rediss:// REDIS_URL, and REDIS_URL is redis://");
+			}
+			return { mode: "single", url, tlsCa: ca };
+		}
+		case "REDIS_CLUSTER_NODES":
+			return {
+				mode: "cluster",
+				nodes: redisNodes(env, "REDIS_CLUSTER_NODES"),
+				username,
+				password,
+				tlsCa: ca,
+			};
+		default:
+			if (master === undefined)
+				throw new ConfigError("REDIS_SENTINELS needs REDIS_SENTINEL_MASTER, the master's name");
+			return {
+				mode: "sentinel",
+				sentinels: redisNodes(env, "REDIS_SENTINELS"),
+				master,
+				username,
+				password,
+				tlsCa: ca,
+			};
+	}
 }
 
 function trustProxy(env: Env): TrustedProxies {
@@ -129,7 +237,7 @@ export function loadConfig(env: Env): Config {
 		cdnMaxDownloads: integer(env, "CDN_MAX_DOWNLOADS", 512, 1, 100_000),
 		// Bun takes at most 255 s.
 		idleTimeoutSeconds: integer(env, "IDLE_TIMEOUT_SECONDS", 30, 1, 255),
-		redisUrl: redisUrl(env),
+		redis: redisConnection(env),
 		redisTimeoutMs: integer(env, "REDIS_TIMEOUT_MS", 100, 1, 60_000),
 		rateLimitPerWindow: integer(env, "RATE_LIMIT_PER_MINUTE", 60, 1, 1_000_000_000),
 		rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 3600),

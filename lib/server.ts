@@ -117,7 +117,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			{
 				limit: config.rateLimitPerWindow,
 				windowSeconds: config.rateLimitWindowSeconds,
-				redisUrl: config.redisUrl,
+				redis: config.redis,
 				prefix: config.rateLimitPrefix,
 				redisTimeoutMs: config.redisTimeoutMs,
 			},
@@ -142,7 +142,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			operations: {
 				isDraining: () => draining,
 				checkDatabase: () => stats.ping(),
-				rateLimitBackend: () => limit.status().backend,
+				rateLimit: () => limit.status(),
 				metrics: () => metrics.text(),
 			},
 		};

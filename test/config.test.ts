@@ -18,7 +18,7 @@ const DEFAULTS: Config = {
 	siteBaseUrl: "http://localhost:3000",
 	cdnMaxDownloads: 512,
 	idleTimeoutSeconds: 30,
-	redisUrl: null,
+	redis: null,
 	redisTimeoutMs: 100,
 	rateLimitPerWindow: 60,
 	rateLimitWindowSeconds: 60,
@@ -125,7 +125,7 @@ describe("values", () => {
 			siteBaseUrl: "https://www.example.com",
 			cdnMaxDownloads: 64,
 			idleTimeoutSeconds: 5,
-			redisUrl: "rediss://:secret@redis.example.com:6380/2",
+			redis: { mode: "single", url: "rediss://:secret@redis.example.com:6380/2", tlsCa: null },
 			redisTimeoutMs: 250,
 			rateLimitPerWindow: 120,
 			rateLimitWindowSeconds: 2,
@@ -178,7 +178,7 @@ describe("values", () => {
 	test.each(["redis://localhost:6379", "redis://127.0.0.1", "rediss://user:pw@redis.example.com:6380/1"])(
 		"REDIS_URL=%p is kept as written",
 		(raw) => {
-			expect(loadConfig({ REDIS_URL: raw }).redisUrl).toBe(raw);
+			expect(loadConfig({ REDIS_URL: raw }).redis).toEqual({ mode: "single", url: raw, tlsCa: null });
 		},
 	);
 });
@@ -313,5 +313,77 @@ describe("a bad value is a ConfigError naming the variable", () => {
 		expect(configError({ PORT: "  70000 " }).message).toBe(
 			'PORT must be an integer from 0 to 65535, got "70000"',
 		);
+	});
+});
+
+describe("the Redis of the count: one mode at a time", () => {
+	test("cluster seeds and sentinels as host:port lists, with credentials of their own", () => {
+		expect(
+			loadConfig({
+				REDIS_CLUSTER_NODES: "10.0.0.1:7000, redis-b.internal:7001,[::1]:7002",
+				REDIS_USERNAME: "testfax",
+				REDIS_PASSWORD: "s3cret",
+			}).redis,
+		).toEqual({
+			mode: "cluster",
+			nodes: [
+				{ host: "10.0.0.1", port: 7000 },
+				{ host: "redis-b.internal", port: 7001 },
+				{ host: "::1", port: 7002 },
+			],
+			username: "testfax",
+			password: "s3cret",
+			tlsCa: null,
+		});
+		expect(
+			loadConfig({ REDIS_SENTINELS: "127.0.0.1:26379,127.0.0.1:26380", REDIS_SENTINEL_MASTER: "counts" })
+				.redis,
+		).toEqual({
+			mode: "sentinel",
+			sentinels: [
+				{ host: "127.0.0.1", port: 26379 },
+				{ host: "127.0.0.1", port: 26380 },
+			],
+			master: "counts",
+			username: null,
+			password: null,
+			tlsCa: null,
+		});
+	});
+
+	test.each([
+		[
+			{ REDIS_URL: "redis://a", REDIS_CLUSTER_NODES: "a:7000" },
+			"REDIS_URL and REDIS_CLUSTER_NODES are set: choose one Redis mode",
+		],
+		[
+			{ REDIS_CLUSTER_NODES: "a:7000", REDIS_SENTINELS: "a:26379", REDIS_SENTINEL_MASTER: "m" },
+			"REDIS_CLUSTER_NODES and REDIS_SENTINELS are set: choose one Redis mode",
+		],
+		[{ REDIS_SENTINELS: "a:26379" }, "REDIS_SENTINELS needs REDIS_SENTINEL_MASTER, the master's name"],
+		[{ REDIS_SENTINEL_MASTER: "m" }, "REDIS_SENTINEL_MASTER is set without REDIS_SENTINELS"],
+		[
+			{ REDIS_URL: "redis://a", REDIS_PASSWORD: "x" },
+			"REDIS_PASSWORD is for cluster and sentinel modes: put the credentials in REDIS_URL",
+		],
+		[
+			{ REDIS_USERNAME: "u", REDIS_PASSWORD: "x" },
+			"REDIS_USERNAME and REDIS_PASSWORD need REDIS_CLUSTER_NODES or REDIS_SENTINELS",
+		],
+		[
+			{ REDIS_CLUSTER_NODES: "a:7000,b" },
+			'REDIS_CLUSTER_NODES must be comma-separated host:port pairs, got "a:7000,b"',
+		],
+		[
+			{ REDIS_CLUSTER_NODES: "a:70000" },
+			'REDIS_CLUSTER_NODES must be comma-separated host:port pairs, got "a:70000"',
+		],
+		[
+			{ REDIS_URL: "redis://a", REDIS_TLS_CA_FILE: "package.json" },
+			'REDIS_TLS_CA_FILE must be a readable PEM bundle, got "package.json": no PEM certificate in it',
+		],
+		[{ REDIS_TLS_CA_FILE: "/nonexistent.pem" }, "REDIS_TLS_CA_FILE must be a readable PEM bundle"],
+	])("%p is exit 2 naming the variables", (env, message) => {
+		expect(() => loadConfig(env)).toThrow(message);
 	});
 });

@@ -10,8 +10,8 @@ export interface Operations {
 	isDraining(): boolean;
 	/** Runs a query; throws when the database cannot answer. */
 	checkDatabase(): void;
-	/** Which store counts the rate limit now. */
-	rateLimitBackend(): string;
+	/** Which store counts the rate limit now, and how its Redis is reached (null without Redis). */
+	rateLimit(): { backend: string; redisMode: string | null };
 	/** The Prometheus text and its content type. */
 	metrics(): Promise<{ type: string; body: string }>;
 }

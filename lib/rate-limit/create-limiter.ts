@@ -1,3 +1,4 @@
+import type { RedisConnection } from "../config.ts";
 import type { Logger } from "../log/index.ts";
 import { FailoverLimiter } from "./failover-limiter.ts";
 import { MemoryWindowLimiter } from "./memory-window.ts";
@@ -17,7 +18,7 @@ export interface RateLimitSettings {
 	limit: number;
 	windowSeconds: number;
 	/** Redis for a count shared by every instance; null counts in this process. */
-	redisUrl: string | null;
+	redis: RedisConnection | null;
 	/** Prefix of the Redis keys. */
 	prefix: string;
 	/** Longest wait for Redis before a request is counted in process memory. */
@@ -32,6 +33,8 @@ export type RateLimitBackend = "redis" | "memory" | "memory-fallback";
 
 export interface RateLimitStatus {
 	backend: RateLimitBackend;
+	/** How the Redis of the count is reached; null without Redis. */
+	redisMode: RedisConnection["mode"] | null;
 	/** Switches from Redis to process memory since start. */
 	fallbacks: number;
 }
@@ -42,7 +45,7 @@ export interface RateLimit {
 	status(): RateLimitStatus;
 }
 
-const IN_MEMORY: RateLimitStatus = { backend: "memory", fallbacks: 0 };
+const IN_MEMORY: RateLimitStatus = { backend: "memory", redisMode: null, fallbacks: 0 };
 
 export async function createRateLimiter(
 	settings: RateLimitSettings,
@@ -54,9 +57,10 @@ export async function createRateLimiter(
 		now: options.clock,
 		monotonic: options.monotonic,
 	});
-	if (settings.redisUrl === null) return { limiter: memory, status: () => IN_MEMORY };
+	if (settings.redis === null) return { limiter: memory, status: () => IN_MEMORY };
+	const mode = settings.redis.mode;
 	const redis = new RedisWindowLimiter({
-		url: settings.redisUrl,
+		connection: settings.redis,
 		limit: settings.limit,
 		windowSeconds: settings.windowSeconds,
 		prefix: settings.prefix,
@@ -69,6 +73,7 @@ export async function createRateLimiter(
 		limiter: failover,
 		status: () => ({
 			backend: failover.backend === "redis" ? "redis" : "memory-fallback",
+			redisMode: mode,
 			fallbacks: failover.fallbacks,
 		}),
 	};

@@ -1,10 +1,10 @@
-import type { Redis, RedisStatus } from "ioredis";
+import type { RedisConnection } from "../config.ts";
 import { decide } from "./decision.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
-import { createRedisClient } from "./redis-client.ts";
+import { createRedisClient, type RedisClient } from "./redis-client.ts";
 
 export interface RedisWindowOptions {
-	url: string;
+	connection: RedisConnection;
 	limit: number;
 	windowSeconds: number;
 	/** Prepended to every key so deployments can share one Redis. */
@@ -27,11 +27,15 @@ end
 return {count, ttl}
 `;
 
-interface WindowClient extends Redis {
+type WindowClient = RedisClient & {
 	rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
-}
+};
 
-/** Fixed window counted in Redis: one atomic script call per request. */
+/**
+ * Fixed window counted in Redis: one atomic script call per request. Each
+ * count is one key touched by one single-key script, so in cluster mode the
+ * counts spread over the slots and every call goes to its key's master.
+ */
 export class RedisWindowLimiter implements RateLimiter {
 	private readonly client: WindowClient;
 	private readonly limit: number;
@@ -42,7 +46,7 @@ export class RedisWindowLimiter implements RateLimiter {
 		this.limit = options.limit;
 		this.windowMs = options.windowSeconds * 1000;
 		this.prefix = options.prefix;
-		const client = createRedisClient(options.url, {
+		const client = createRedisClient(options.connection, {
 			commandTimeoutMs: options.commandTimeoutMs,
 		});
 		// defineCommand sends EVALSHA and falls back to EVAL when the server
@@ -51,7 +55,7 @@ export class RedisWindowLimiter implements RateLimiter {
 		this.client = client as WindowClient;
 	}
 
-	get status(): RedisStatus {
+	get status(): string {
 		return this.client.status;
 	}
 

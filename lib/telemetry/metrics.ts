@@ -81,6 +81,16 @@ export class ServiceMetrics {
 				this.set({ backend: "memory" }, inRedis ? 0 : 1);
 			},
 		});
+		new Gauge({
+			name: "testfax_rate_limit_redis_mode",
+			help: "1 for how the Redis of the count is reached (single, cluster, sentinel); no series without Redis.",
+			labelNames: ["mode"],
+			registers,
+			collect() {
+				const mode = sources.rateLimit().redisMode;
+				if (mode !== null) this.set({ mode }, 1);
+			},
+		});
 		new Counter({
 			name: "testfax_rate_limit_fallbacks_total",
 			help: "Switches from counting in Redis to counting in process memory.",

@@ -5,23 +5,20 @@ import { errorMessage } from "../../lib/util/index.ts";
  * GET /readyz on the admin listener: 200 when the database answers a query and
  * the server is not draining, 503 otherwise. The rate-limit backend is named
  * but never makes the instance unready: counting in process memory while Redis
- * is down keeps the service correct.
+ * is down keeps the service correct. `redis_mode` names how the Redis of the
+ * count is reached: single, cluster, sentinel, or null without Redis.
  */
 export const route = defineAdminRoute((_request, { operations }) => {
-	const rateLimit = operations.rateLimitBackend();
-	if (operations.isDraining()) {
-		return {
-			status: 503,
-			body: JSON.stringify({ status: "draining", database: "not checked", rate_limit: rateLimit }),
-		};
-	}
+	const { backend, redisMode } = operations.rateLimit();
+	const answer = (status: number, state: string, database: string) => ({
+		status,
+		body: JSON.stringify({ status: state, database, rate_limit: backend, redis_mode: redisMode }),
+	});
+	if (operations.isDraining()) return answer(503, "draining", "not checked");
 	try {
 		operations.checkDatabase();
 	} catch (error) {
-		return {
-			status: 503,
-			body: JSON.stringify({ status: "unready", database: errorMessage(error), rate_limit: rateLimit }),
-		};
+		return answer(503, "unready", errorMessage(error));
 	}
-	return { status: 200, body: JSON.stringify({ status: "ready", database: "ok", rate_limit: rateLimit }) };
+	return answer(200, "ready", "ok");
 });

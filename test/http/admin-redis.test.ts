@@ -10,11 +10,13 @@ afterAll(() => redis?.close());
 /** Readiness status, rate-limit backend and the backend gauges, as the admin listener tells them. */
 async function report(server: TestServer) {
 	const ready = await server.admin("/readyz");
-	const body = (await ready.json()) as { rate_limit: string };
+	const body = (await ready.json()) as { rate_limit: string; redis_mode: string };
 	const metrics = await (await server.admin("/metrics")).text();
 	return {
 		ready: ready.status,
 		backend: body.rate_limit,
+		mode: body.redis_mode,
+		single: sample(metrics, 'testfax_rate_limit_redis_mode{mode="single"}'),
 		redis: sample(metrics, 'testfax_rate_limit_backend{backend="redis"}'),
 		memory: sample(metrics, 'testfax_rate_limit_backend{backend="memory"}'),
 		fallbacks: sample(metrics, "testfax_rate_limit_fallbacks_total"),
@@ -27,13 +29,23 @@ test("while Redis is down the instance stays ready, names the fallback, and the 
 		env: { REDIS_URL: redis.url, RATE_LIMIT_PREFIX: `t:${crypto.randomUUID()}:` },
 	});
 	await (await server.request("/api/faxes")).arrayBuffer();
-	expect(await report(server)).toEqual({ ready: 200, backend: "redis", redis: 1, memory: 0, fallbacks: 0 });
+	expect(await report(server)).toEqual({
+		ready: 200,
+		backend: "redis",
+		mode: "single",
+		single: 1,
+		redis: 1,
+		memory: 0,
+		fallbacks: 0,
+	});
 
 	await redis.stop();
 	await (await server.request("/api/faxes")).arrayBuffer();
 	expect(await report(server)).toEqual({
 		ready: 200,
 		backend: "memory-fallback",
+		mode: "single",
+		single: 1,
 		redis: 0,
 		memory: 1,
 		fallbacks: 1,
@@ -45,5 +57,13 @@ test("while Redis is down the instance stays ready, names the fallback, and the 
 		await Bun.sleep(50);
 		await (await server.request("/api/faxes")).arrayBuffer();
 	}
-	expect(await report(server)).toEqual({ ready: 200, backend: "redis", redis: 1, memory: 0, fallbacks: 1 });
+	expect(await report(server)).toEqual({
+		ready: 200,
+		backend: "redis",
+		mode: "single",
+		single: 1,
+		redis: 1,
+		memory: 0,
+		fallbacks: 1,
+	});
 });

@@ -16,7 +16,7 @@ afterEach(async () => {
 function failover(url: string) {
 	const prefix = `test:rl:${crypto.randomUUID()}:`;
 	const redis = new RedisWindowLimiter({
-		url,
+		connection: { mode: "single", url, tlsCa: null },
 		limit: 60,
 		windowSeconds: 60,
 		prefix,

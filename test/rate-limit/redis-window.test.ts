@@ -15,7 +15,7 @@ async function connectedLimiter(
 	options: { limit?: number; windowSeconds?: number; prefix?: string } = {},
 ): Promise<RedisWindowLimiter> {
 	const limiter = new RedisWindowLimiter({
-		url: redis.server.url,
+		connection: { mode: "single", url: redis.server.url, tlsCa: null },
 		limit: options.limit ?? 60,
 		windowSeconds: options.windowSeconds ?? 60,
 		prefix: options.prefix ?? uniquePrefix(),
@@ -137,7 +137,7 @@ describe("RedisWindowLimiter", () => {
 
 	test("consume() rejects quickly when Redis is unreachable", async () => {
 		const limiter = new RedisWindowLimiter({
-			url: "redis://127.0.0.1:1",
+			connection: { mode: "single", url: "redis://127.0.0.1:1", tlsCa: null },
 			limit: 60,
 			windowSeconds: 60,
 			prefix: uniquePrefix(),
