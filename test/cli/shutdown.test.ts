@@ -117,6 +117,7 @@ test("SIGTERM: not ready at once, no new connections, the download under way com
 		status: "draining",
 		database: "not checked",
 		rate_limit: "memory",
+		redis_mode: null,
 	});
 	expect(await refused(server.url)).toBe(true);
 	expect(server.child.exitCode).toBeNull();
