@@ -53,7 +53,7 @@ function externalServer(url: string): RedisServer {
 // bun test fires no "exit" event, so a run that is killed or crashes cannot
 // stop its servers itself; where util-linux's setpriv exists, the kernel does.
 const setpriv = Bun.which("setpriv");
-const dieWithParent = setpriv ? [setpriv, "--pdeathsig", "TERM"] : [];
+export const dieWithParent = setpriv ? [setpriv, "--pdeathsig", "TERM"] : [];
 
 async function spawnUntilPong(
 	binary: string,

@@ -37,6 +37,8 @@ export interface RateLimitStatus {
 	redisMode: RedisConnection["mode"] | null;
 	/** Switches from Redis to process memory since start. */
 	fallbacks: number;
+	/** Requests counted in process memory because Redis could not count them, since start. */
+	countedInMemory: number;
 }
 
 export interface RateLimit {
@@ -45,7 +47,7 @@ export interface RateLimit {
 	status(): RateLimitStatus;
 }
 
-const IN_MEMORY: RateLimitStatus = { backend: "memory", redisMode: null, fallbacks: 0 };
+const IN_MEMORY: RateLimitStatus = { backend: "memory", redisMode: null, fallbacks: 0, countedInMemory: 0 };
 
 export async function createRateLimiter(
 	settings: RateLimitSettings,
@@ -75,6 +77,7 @@ export async function createRateLimiter(
 			backend: failover.backend === "redis" ? "redis" : "memory-fallback",
 			redisMode: mode,
 			fallbacks: failover.fallbacks,
+			countedInMemory: failover.countedInMemory,
 		}),
 	};
 }

@@ -41,6 +41,7 @@ export class FailoverLimiter implements RateLimiter {
 	private probing = false;
 	private retryAt = 0;
 	private switches = 0;
+	private standIns = 0;
 
 	constructor(options: FailoverOptions) {
 		this.redis = options.redis;
@@ -59,14 +60,19 @@ export class FailoverLimiter implements RateLimiter {
 		return this.switches;
 	}
 
+	/** Requests counted in memory because Redis could not count them, since start. */
+	get countedInMemory(): number {
+		return this.standIns;
+	}
+
 	async consume(key: string): Promise<RateLimitDecision> {
 		if (this.redis.status !== "ready") {
 			this.fallBack(`connection ${this.redis.status}`);
-			return this.memory.hit(key);
+			return this.standIn(key);
 		}
 		const isProbe = this.inMemory;
 		if (isProbe) {
-			if (this.probing || Date.now() < this.retryAt) return this.memory.hit(key);
+			if (this.probing || performance.now() < this.retryAt) return this.standIn(key);
 			this.probing = true;
 		}
 		try {
@@ -79,10 +85,15 @@ export class FailoverLimiter implements RateLimiter {
 			return decision;
 		} catch (error) {
 			if (isProbe) this.probing = false;
-			this.retryAt = Date.now() + this.retryDelayMs;
+			this.retryAt = performance.now() + this.retryDelayMs;
 			this.fallBack(errorMessage(error));
-			return this.memory.hit(key);
+			return this.standIn(key);
 		}
+	}
+
+	private standIn(key: string): RateLimitDecision {
+		this.standIns++;
+		return this.memory.hit(key);
 	}
 
 	async close(): Promise<void> {

@@ -89,6 +89,9 @@ export function createRedisClient(
 				retryDelayOnFailover: 0,
 				retryDelayOnClusterDown: 0,
 				retryDelayOnTryAgain: 0,
+				// With no retry on failover, nothing else tells the client which
+				// replica took over a dead master's slots: ask the cluster every second.
+				slotsRefreshInterval: 1000,
 				clusterRetryStrategy: (times) => Math.min(times * 100, 1000),
 				redisOptions: {
 					...connectionOptions(options),

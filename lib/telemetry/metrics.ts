@@ -92,6 +92,15 @@ export class ServiceMetrics {
 			},
 		});
 		new Counter({
+			name: "testfax_rate_limit_counted_in_memory_total",
+			help: "Requests counted in process memory because Redis could not count them (configured Redis only).",
+			registers,
+			collect() {
+				this.reset();
+				this.inc(sources.rateLimit().countedInMemory);
+			},
+		});
+		new Counter({
 			name: "testfax_rate_limit_fallbacks_total",
 			help: "Switches from counting in Redis to counting in process memory.",
 			registers,

@@ -1,0 +1,139 @@
+import { afterAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import {
+	clientAddresses,
+	rateLimitReport,
+	SIXTY_THEN_429,
+	startLoad,
+	statusesFrom,
+} from "../../testkit/redis-failover.ts";
+import {
+	directClient,
+	keyCount,
+	type RedisProcess,
+	RedisTopology,
+	until,
+} from "../../testkit/redis-topology.ts";
+import { makeTempDir } from "../../testkit/server.ts";
+import { startServerProcess } from "../../testkit/server-process.ts";
+
+const topology = new RedisTopology();
+const dir = makeTempDir();
+let stopServer = () => {};
+afterAll(async () => {
+	stopServer();
+	await topology.close();
+	rmSync(dir, { recursive: true, force: true });
+});
+
+const PREFIX = "testfax:rl:";
+
+/** The port of the master serving `key`'s slot, as the node on `port` sees the cluster. */
+async function masterOf(port: number, key: string): Promise<number> {
+	const client = directClient(port);
+	try {
+		const slot = (await client.cluster("KEYSLOT", key)) as number;
+		const ranges = (await client.cluster("SLOTS")) as unknown as [number, number, [string, number]][];
+		const range = ranges.find(([first, last]) => first <= slot && slot <= last);
+		if (range === undefined) throw new Error(`no node serves slot ${slot}`);
+		return range[2][1];
+	} finally {
+		client.disconnect();
+	}
+}
+
+/** The role ("master" or "slave") of the node on `port`. */
+async function role(port: number): Promise<string> {
+	const client = directClient(port);
+	try {
+		return String(((await client.call("ROLE")) as unknown[])[0]);
+	} finally {
+		client.disconnect();
+	}
+}
+
+test("a cluster of 3 masters and 3 replicas: the master holding most counts killed under load, every answer a 200 or a 429, then counted in the cluster again", async () => {
+	const cluster = await topology.cluster(3);
+	const server = await startServerProcess({
+		DATABASE_PATH: join(dir, "faxes.sqlite"),
+		STORAGE_DIR: join(dir, "storage"),
+		PURGE_INTERVAL: "0",
+		TRUST_PROXY: "127.0.0.1",
+		REDIS_CLUSTER_NODES: cluster.nodes.map((node) => node.address).join(","),
+	});
+	stopServer = () => server.child.kill("SIGKILL");
+	expect(await rateLimitReport(server.adminUrl)).toEqual({
+		backend: "redis",
+		mode: "cluster",
+		countedInMemory: 0,
+		fallbacks: 0,
+	});
+
+	const load = startLoad(server.url, clientAddresses(5000));
+	await until("counts on every master", async () => {
+		const masters = await mastersOf(cluster.nodes);
+		return (
+			masters.length === 3 &&
+			(await Promise.all(masters.map((node) => keyCount(node.port)))).every((count) => count > 50)
+		);
+	});
+	const masters = await mastersOf(cluster.nodes);
+	const counts = await Promise.all(masters.map((node) => keyCount(node.port)));
+	const victim = masters[counts.indexOf(Math.max(...counts))] as RedisProcess;
+	// Clients whose counts live on the victim's slots: one to watch the failover, one for afterwards.
+	const [watched = "", fresh = ""] = await addressesServedBy(victim.port, 2);
+
+	const before = await rateLimitReport(server.adminUrl);
+	const answersBefore = load.tally.answers;
+	const killedAt = performance.now();
+	await victim.kill("SIGKILL");
+	const inspector = cluster.client();
+	try {
+		await until(
+			"the watched client counted in the cluster again",
+			async () => {
+				await statusesFrom(server.url, watched, 1);
+				return (await inspector.get(`${PREFIX}${watched}`)) !== null;
+			},
+			60_000,
+		);
+		const failoverMs = performance.now() - killedAt;
+		const answersDuring = load.tally.answers - answersBefore;
+		const tally = await load.stop();
+		const after = await rateLimitReport(server.adminUrl);
+		expect(tally.failed).toEqual([]);
+		expect(Object.keys(tally.statuses).filter((status) => status !== "200" && status !== "429")).toEqual([]);
+
+		await until(
+			"the count back in Redis",
+			async () => (await rateLimitReport(server.adminUrl)).backend === "redis",
+		);
+		expect(await statusesFrom(server.url, fresh, 61)).toEqual(SIXTY_THEN_429);
+		expect(await inspector.get(`${PREFIX}${fresh}`)).toBe("61");
+		const end = await rateLimitReport(server.adminUrl);
+		expect([end.backend, end.countedInMemory]).toEqual(["redis", after.countedInMemory]);
+		console.log(
+			`cluster failover: ${Math.round(failoverMs)} ms from the kill until the victim's slots counted in Redis again; ` +
+				`${answersDuring} answers meanwhile (${tally.answers} in the run, none failed); ` +
+				`${after.countedInMemory - before.countedInMemory} counted in memory, ${after.fallbacks - before.fallbacks} switches to memory`,
+		);
+	} finally {
+		inspector.disconnect();
+	}
+}, 120_000);
+
+async function mastersOf(nodes: RedisProcess[]): Promise<RedisProcess[]> {
+	const roles = await Promise.all(nodes.map((node) => role(node.port)));
+	return nodes.filter((_, index) => roles[index] === "master");
+}
+
+/** `count` client addresses not used by the load, whose count keys hash to slots of the master on `port`. */
+async function addressesServedBy(port: number, count: number): Promise<string[]> {
+	const found: string[] = [];
+	for (const address of clientAddresses(1000, 172)) {
+		if ((await masterOf(port, `${PREFIX}${address}`)) === port) found.push(address);
+		if (found.length === count) return found;
+	}
+	throw new Error(`fewer than ${count} addresses on the master on port ${port}`);
+}
