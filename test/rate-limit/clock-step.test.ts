@@ -2,10 +2,13 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { ago, faxRecord } from "../../testkit/fixtures.ts";
+import { rateLimitReport, statusesFrom } from "../../testkit/redis-failover.ts";
 import { makeTempDir, runFax } from "../../testkit/server.ts";
 import { startServerProcess } from "../../testkit/server-process.ts";
 import { steppedClock } from "../../testkit/stepped-clock.ts";
+import { useRedisServer } from "../../testkit/use-redis.ts";
 
+const redis = useRedisServer();
 const dir = makeTempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -72,6 +75,35 @@ test("the server's wall clock stepped an hour back and ahead: a used-up client w
 		clock.stepTo(-HOUR);
 		await Bun.sleep(WINDOW_SECONDS * 1000);
 		expect((await limited()).status).toBe(200);
+	} finally {
+		child.kill("SIGKILL");
+		await child.exited;
+	}
+});
+
+test("Redis too slow, then the server's wall clock stepped an hour back: Redis is tried again a second later, not an hour", async () => {
+	const clock = steppedClock(dir);
+	const { child, url, adminUrl } = await startServerProcess({
+		DATABASE_PATH: join(dir, "redis-step.sqlite"),
+		STORAGE_DIR: join(dir, "storage"),
+		TRUST_PROXY: "127.0.0.1",
+		REDIS_URL: redis.server.url,
+		RATE_LIMIT_PREFIX: redis.uniquePrefix(),
+		...clock.env,
+	});
+	try {
+		expect(await statusesFrom(url, "192.0.2.1", 1)).toEqual([200]);
+		await redis.checker.call("CLIENT", "PAUSE", "300", "ALL");
+		expect(await statusesFrom(url, "192.0.2.2", 1)).toEqual([200]);
+		expect((await rateLimitReport(adminUrl)).backend).toBe("memory-fallback");
+		clock.stepTo(-HOUR);
+		const deadline = performance.now() + 5000;
+		while ((await rateLimitReport(adminUrl)).backend !== "redis") {
+			if (performance.now() > deadline)
+				throw new Error("still counting in memory 5 s after Redis answered again");
+			await statusesFrom(url, "192.0.2.3", 1);
+			await Bun.sleep(100);
+		}
 	} finally {
 		child.kill("SIGKILL");
 		await child.exited;
