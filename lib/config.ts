@@ -4,7 +4,12 @@
  */
 
 import { readFileSync } from "node:fs";
-import { DEFAULT_BUSY_TIMEOUT_MS, MAX_BUSY_TIMEOUT_MS } from "./db/index.ts";
+import {
+	COMMIT_SOURCES,
+	type CommitSource,
+	DEFAULT_BUSY_TIMEOUT_MS,
+	MAX_BUSY_TIMEOUT_MS,
+} from "./db/index.ts";
 import { parseTrustProxy, type TrustedProxies } from "./net/index.ts";
 import { errorMessage } from "./util/index.ts";
 
@@ -46,6 +51,8 @@ export interface Config {
 	purgeIntervalSeconds: number;
 	/** BUSY_TIMEOUT_MS: how long a write waits while another process writes. */
 	busyTimeoutMs: number;
+	/** FRESHNESS_CHECK: how each request learns of other processes' commits. */
+	freshnessCheck: CommitSource;
 }
 
 export interface RedisNode {
@@ -106,6 +113,15 @@ function logLevel(env: Env): LogLevel {
 	if (level === undefined)
 		throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${raw}"`);
 	return level;
+}
+
+function freshnessCheck(env: Env): CommitSource {
+	const raw = value(env, "FRESHNESS_CHECK") ?? "wal-index";
+	const source = COMMIT_SOURCES.find((name) => name === raw);
+	if (source === undefined) {
+		throw new ConfigError(`FRESHNESS_CHECK must be one of ${COMMIT_SOURCES.join(", ")}, got "${raw}"`);
+	}
+	return source;
 }
 
 function baseUrl(env: Env, name: string, fallback: string): string {
@@ -248,5 +264,6 @@ export function loadConfig(env: Env): Config {
 		// Timers hold at most 2^31 - 1 ms; a longer interval would fire at once, in a loop.
 		purgeIntervalSeconds: integer(env, "PURGE_INTERVAL", 3600, 0, 2_147_483),
 		busyTimeoutMs: integer(env, "BUSY_TIMEOUT_MS", DEFAULT_BUSY_TIMEOUT_MS, 0, MAX_BUSY_TIMEOUT_MS),
+		freshnessCheck: freshnessCheck(env),
 	};
 }

@@ -102,7 +102,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 	const clock = options.clock ?? Date.now;
 	const { logger } = options;
 	const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
-	const store = new FaxStore(db);
+	const store = new FaxStore(db, { commitSource: config.freshnessCheck });
 	const stats = new FaxStats(db);
 	let rateLimit: RateLimit | undefined;
 	try {
@@ -129,6 +129,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			stats,
 			clock,
 			droppedLogLines: () => options.logOutput?.droppedLines ?? 0,
+			freshnessCheck: store.commitSource,
 		});
 		const clientKey = createClientKeyResolver(config.trustProxy);
 		const observer = createRequestObserver({ logger, metrics });

@@ -27,6 +27,7 @@ const DEFAULTS: Config = {
 	seedDemo: true,
 	purgeIntervalSeconds: 3600,
 	busyTimeoutMs: 30_000,
+	freshnessCheck: "wal-index",
 };
 
 function configError(env: Env): ConfigError {
@@ -109,6 +110,7 @@ describe("values", () => {
 				SEED_DEMO: "0",
 				PURGE_INTERVAL: "0",
 				BUSY_TIMEOUT_MS: "2500",
+				FRESHNESS_CHECK: "data_version",
 			}),
 		).toEqual({
 			port: 8443,
@@ -134,6 +136,7 @@ describe("values", () => {
 			seedDemo: false,
 			purgeIntervalSeconds: 0,
 			busyTimeoutMs: 2500,
+			freshnessCheck: "data_version",
 		});
 	});
 
@@ -305,6 +308,7 @@ describe("a bad value is a ConfigError naming the variable", () => {
 		[{ TRUST_PROXY: "10.0.0.0/33" }, 'TRUST_PROXY: not an IP address or CIDR range: "10.0.0.0/33"'],
 		[{ TRUST_PROXY: "127.1" }, 'TRUST_PROXY: not an IP address: "127.1"'],
 		[{ TRUST_PROXY: "localhost" }, 'TRUST_PROXY: not an IP address: "localhost"'],
+		[{ FRESHNESS_CHECK: "shm" }, 'FRESHNESS_CHECK must be one of wal-index, data_version, got "shm"'],
 	])("%j: %s", (env, message) => {
 		expect(configError(env).message).toBe(message);
 	});

@@ -7,9 +7,12 @@ import { fstatSync, openSync, readSync, statSync } from "node:fs";
  */
 export interface CommitCounter {
 	/** Which way the counter reads commits: the WAL index header in the -shm file, or SQLite's data_version. */
-	readonly source: "wal-index" | "data_version";
+	readonly source: CommitSource;
 	count(): number;
 }
+
+export type CommitSource = "wal-index" | "data_version";
+export const COMMIT_SOURCES: readonly CommitSource[] = ["wal-index", "data_version"];
 
 // The WAL index header (https://www.sqlite.org/walformat.html, "The WAL-Index
 // Header"): its first copy is 48 bytes of native-order 32-bit words, starting
@@ -110,13 +113,16 @@ function isWalIndex(fd: number): boolean {
 }
 
 /**
- * The cheapest counter the database allows. Own commits are counted too by the
- * WAL index; callers add their own commits for the data_version fallback.
+ * The cheapest counter the database allows, or data_version when `preferred`
+ * says so (for a file system whose -shm file is not what its writers share).
+ * Own commits are counted too by the WAL index; callers add their own commits
+ * for data_version.
  */
-export function commitCounter(db: Database): CommitCounter {
+export function commitCounter(db: Database, preferred: CommitSource = "wal-index"): CommitCounter {
 	const fallback = new DataVersionCounter(db);
 	// A read opens the connection's WAL index, so that the file exists and stays held.
 	fallback.count();
+	if (preferred === "data_version") return fallback;
 	const fd = walIndexFile(db);
 	return fd !== null && isWalIndex(fd) ? new WalIndexCounter(fd) : fallback;
 }

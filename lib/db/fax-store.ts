@@ -1,6 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { type FaxRow, storedSenderKey } from "../fax/index.ts";
-import { type CommitCounter, commitCounter } from "./commit-counter.ts";
+import { type CommitCounter, type CommitSource, commitCounter } from "./commit-counter.ts";
 import { cleanAbandonedImports, ImportStatements, StagedImport } from "./staged-import.ts";
 import { WriteLock } from "./write-lock.ts";
 
@@ -90,7 +90,8 @@ export class FaxStore {
 	readonly #writer: FaxWriter;
 	readonly #imports: ImportStatements;
 
-	constructor(db: Database) {
+	/** `commitSource` "data_version" turns the WAL-index read off (FRESHNESS_CHECK). */
+	constructor(db: Database, options: { commitSource?: CommitSource } = {}) {
 		this.#db = db;
 		this.#list = {
 			any: db.prepare(LIST_SQL.any),
@@ -116,7 +117,7 @@ export class FaxStore {
 		this.#expired = db.prepare(
 			`SELECT slug FROM faxes WHERE received_at < $cutoff AND ${VISIBLE} LIMIT $limit`,
 		);
-		this.#commits = commitCounter(db);
+		this.#commits = commitCounter(db, options.commitSource);
 		const stored = `id, ${COLUMNS}, sender_key`;
 		this.#newest = db.prepare(
 			`SELECT ${stored} FROM faxes WHERE received_at > $after AND ${VISIBLE} ORDER BY received_at DESC, id DESC LIMIT $limit`,

@@ -1,4 +1,5 @@
 // SQLite: the schema and every statement on faxes.
+export { COMMIT_SOURCES, type CommitSource } from "./commit-counter.ts";
 export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
 	FaxStore,

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { FaxStats } from "../db/index.ts";
+import type { CommitSource, FaxStats } from "../db/index.ts";
 import type { RateLimitStatus } from "../rate-limit/index.ts";
 
 export interface MetricSources {
@@ -11,6 +11,8 @@ export interface MetricSources {
 	clock: () => number;
 	/** Log lines dropped because standard output was not taking them. */
 	droppedLogLines: () => number;
+	/** How requests learn of other processes' commits (FRESHNESS_CHECK, or data_version where no WAL index exists). */
+	freshnessCheck: CommitSource;
 }
 
 const DAY_SECONDS = 24 * 3600;
@@ -70,6 +72,12 @@ export class ServiceMetrics {
 			labelNames: ["code"],
 			registers,
 		});
+		new Gauge({
+			name: "testfax_freshness_check",
+			help: "1 for how each request learns of other processes' commits: wal-index (the -shm header) or data_version.",
+			labelNames: ["source"],
+			registers,
+		}).set({ source: sources.freshnessCheck }, 1);
 		new Gauge({
 			name: "testfax_rate_limit_backend",
 			help: "1 for the store counting the rate limit now: redis, or memory (configured, or while Redis is unavailable).",

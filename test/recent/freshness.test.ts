@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { childEnv } from "../../testkit/child-env.ts";
+import { sample } from "../../testkit/prometheus.ts";
 import { runFax, startTestServer, type TestServer, useTestServers } from "../../testkit/server.ts";
 import { textPdf } from "../document/make-files.ts";
 
 // The server answers the newest faxes from memory; these tests write through
 // other processes (the operator CLI, a writer of its own) and ask at once.
 
+// The server of the describe block running now; the helpers below ask it.
 let server: TestServer;
-beforeAll(async () => {
-	server = await startTestServer();
-});
-afterAll(() => server.stop());
 
 const secondsAgo = (seconds: number) => Math.floor(Date.now() / 1000) - seconds;
 const iso = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
@@ -39,68 +37,81 @@ const record = (slug: string, sender: string, at: number) => ({
 	file_size: 10,
 });
 
-describe("a commit by another process is seen by the very next request", () => {
-	test("fax import, then fax remove: listed at once, then 410 at once", async () => {
-		expect(await slugs("/api/faxes?from=FRESH%201")).toEqual([]);
-		await importRecords("fresh.json", [
-			record("fax_fresh1", "FRESH 1", secondsAgo(30)),
-			record("fax_fresh2", "FRESH 1", secondsAgo(20)),
-		]);
-		expect(await slugs("/api/faxes?from=FRESH%201")).toEqual(["fax_fresh2", "fax_fresh1"]);
-		expect((await server.request("/api/faxes/fax_fresh2")).status).toBe(200);
+describe.each(["wal-index", "data_version"] as const)(
+	"FRESHNESS_CHECK=%s: a commit by another process is seen by the very next request",
+	(source) => {
+		beforeAll(async () => {
+			server = await startTestServer({ env: { FRESHNESS_CHECK: source } });
+		});
+		afterAll(() => server.stop());
 
-		expect((await runFax(["remove", "fax_fresh2"], server.env)).code).toBe(0);
-		const gone = await server.request("/api/faxes/fax_fresh2");
-		expect(gone.status).toBe(410);
-		expect(await gone.text()).toBe('{"message":""}');
-		expect(await slugs("/api/faxes?from=FRESH%201")).toEqual(["fax_fresh1"]);
-		expect(await slugs("/api/faxes?from=FRESH%201&limit=1")).toEqual(["fax_fresh1"]);
-	});
+		test("the server checks for commits the way it was told", async () => {
+			const metrics = await (await server.admin("/metrics")).text();
+			expect(sample(metrics, `testfax_freshness_check{source="${source}"}`)).toBe(1);
+		});
 
-	test("fax ingest: the processed fax is listed by the next request", async () => {
-		const pdf = join(server.dir, "fax.pdf");
-		await Bun.write(pdf, await textPdf([[595.28, 841.89]]));
-		expect(await slugs("/api/faxes?from=INGEST%207")).toEqual([]);
-		const result = await runFax(["ingest", pdf, "--source", "phone", "--sender", "INGEST 7"], server.env);
-		expect(result.code).toBe(0);
-		const slug = result.stdout.trim();
-		expect(await slugs("/api/faxes?from=INGEST%207")).toEqual([slug]);
-		expect((await server.request(`/api/faxes/${slug}`)).status).toBe(200);
-	});
+		test("fax import, then fax remove: listed at once, then 410 at once", async () => {
+			expect(await slugs("/api/faxes?from=FRESH%201")).toEqual([]);
+			await importRecords("fresh.json", [
+				record("fax_fresh1", "FRESH 1", secondsAgo(30)),
+				record("fax_fresh2", "FRESH 1", secondsAgo(20)),
+			]);
+			expect(await slugs("/api/faxes?from=FRESH%201")).toEqual(["fax_fresh2", "fax_fresh1"]);
+			expect((await server.request("/api/faxes/fax_fresh2")).status).toBe(200);
 
-	test("a fax imported late with an older time lands in its place, ties by insertion", async () => {
-		const at = secondsAgo(600);
-		await importRecords("before.json", [
-			record("fax_order1", "ORDER 1", at - 10),
-			record("fax_order3", "ORDER 1", at + 10),
-		]);
-		expect(await slugs("/api/faxes?from=ORDER%201")).toEqual(["fax_order3", "fax_order1"]);
-		await importRecords("late.json", [
-			record("fax_order2", "ORDER 1", at),
-			record("fax_order0", "ORDER 1", at - 10),
-		]);
-		expect(await slugs("/api/faxes?from=ORDER%201")).toEqual([
-			"fax_order3",
-			"fax_order2",
-			"fax_order0",
-			"fax_order1",
-		]);
-	});
+			expect((await runFax(["remove", "fax_fresh2"], server.env)).code).toBe(0);
+			const gone = await server.request("/api/faxes/fax_fresh2");
+			expect(gone.status).toBe(410);
+			expect(await gone.text()).toBe('{"message":""}');
+			expect(await slugs("/api/faxes?from=FRESH%201")).toEqual(["fax_fresh1"]);
+			expect(await slugs("/api/faxes?from=FRESH%201&limit=1")).toEqual(["fax_fresh1"]);
+		});
 
-	test("fax purge: a fax past 30 days stays 410 and unlisted, the rest is unchanged", async () => {
-		await importRecords("old.json", [
-			record("fax_purged1", "PURGE 1", secondsAgo(30 * 86_400 + 60)),
-			record("fax_kept1", "PURGE 1", secondsAgo(29 * 86_400)),
-		]);
-		const since = iso(secondsAgo(31 * 86_400));
-		const before = await slugs(`/api/faxes?limit=100&since=${since}`);
-		expect((await server.request("/api/faxes/fax_purged1")).status).toBe(410);
-		expect((await runFax(["purge"], server.env)).stdout).toBe("purged 1 faxes past retention\n");
-		expect((await server.request("/api/faxes/fax_purged1")).status).toBe(410);
-		expect(await slugs(`/api/faxes?from=PURGE%201&since=${since}`)).toEqual(["fax_kept1"]);
-		expect(await slugs(`/api/faxes?limit=100&since=${since}`)).toEqual(before);
-	});
-});
+		test("fax ingest: the processed fax is listed by the next request", async () => {
+			const pdf = join(server.dir, "fax.pdf");
+			await Bun.write(pdf, await textPdf([[595.28, 841.89]]));
+			expect(await slugs("/api/faxes?from=INGEST%207")).toEqual([]);
+			const result = await runFax(["ingest", pdf, "--source", "phone", "--sender", "INGEST 7"], server.env);
+			expect(result.code).toBe(0);
+			const slug = result.stdout.trim();
+			expect(await slugs("/api/faxes?from=INGEST%207")).toEqual([slug]);
+			expect((await server.request(`/api/faxes/${slug}`)).status).toBe(200);
+		});
+
+		test("a fax imported late with an older time lands in its place, ties by insertion", async () => {
+			const at = secondsAgo(600);
+			await importRecords("before.json", [
+				record("fax_order1", "ORDER 1", at - 10),
+				record("fax_order3", "ORDER 1", at + 10),
+			]);
+			expect(await slugs("/api/faxes?from=ORDER%201")).toEqual(["fax_order3", "fax_order1"]);
+			await importRecords("late.json", [
+				record("fax_order2", "ORDER 1", at),
+				record("fax_order0", "ORDER 1", at - 10),
+			]);
+			expect(await slugs("/api/faxes?from=ORDER%201")).toEqual([
+				"fax_order3",
+				"fax_order2",
+				"fax_order0",
+				"fax_order1",
+			]);
+		});
+
+		test("fax purge: a fax past 30 days stays 410 and unlisted, the rest is unchanged", async () => {
+			await importRecords("old.json", [
+				record("fax_purged1", "PURGE 1", secondsAgo(30 * 86_400 + 60)),
+				record("fax_kept1", "PURGE 1", secondsAgo(29 * 86_400)),
+			]);
+			const since = iso(secondsAgo(31 * 86_400));
+			const before = await slugs(`/api/faxes?limit=100&since=${since}`);
+			expect((await server.request("/api/faxes/fax_purged1")).status).toBe(410);
+			expect((await runFax(["purge"], server.env)).stdout).toBe("purged 1 faxes past retention\n");
+			expect((await server.request("/api/faxes/fax_purged1")).status).toBe(410);
+			expect(await slugs(`/api/faxes?from=PURGE%201&since=${since}`)).toEqual(["fax_kept1"]);
+			expect(await slugs(`/api/faxes?limit=100&since=${since}`)).toEqual(before);
+		});
+	},
+);
 
 const startServer = useTestServers();
 
