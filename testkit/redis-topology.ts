@@ -192,9 +192,10 @@ export class RedisTopology {
 	/**
 	 * `masters` masters with one replica each, made by `redis-cli --cluster
 	 * create`, with a node timeout of one second so a dead master is failed
-	 * over in a few seconds. Resolves once every node sees the cluster as ok.
+	 * over in a few seconds, and `config` added to every node's file (an ACL
+	 * user). Resolves once every node sees the cluster as ok.
 	 */
-	async cluster(masters: number): Promise<RedisCluster> {
+	async cluster(masters: number, config: string[] = []): Promise<RedisCluster> {
 		const nodes: RedisProcess[] = [];
 		for (let index = 0; index < masters * 2; index++) {
 			const [port, busPort] = [await freePort(), await freePort()];
@@ -213,6 +214,7 @@ export class RedisTopology {
 						"cluster-replica-validity-factor 0",
 						'save ""',
 						"appendonly no",
+						...config,
 					],
 					() => pings({ port }),
 				),

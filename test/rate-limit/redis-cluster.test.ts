@@ -9,6 +9,7 @@ import {
 	statusesFrom,
 } from "../../testkit/redis-failover.ts";
 import {
+	COUNT_ACL,
 	directClient,
 	keyCount,
 	type RedisProcess,
@@ -54,13 +55,18 @@ async function role(port: number): Promise<string> {
 }
 
 test("a cluster of 3 masters and 3 replicas: the master holding most counts killed under load, every answer a 200 or a 429, then counted in the cluster again", async () => {
-	const cluster = await topology.cluster(3);
+	// The count's least-privilege user, and what ioredis asks a cluster of its slots and state.
+	const cluster = await topology.cluster(3, [
+		`user testfax on >cluster-secret ${COUNT_ACL} +cluster|slots +cluster|info ~${PREFIX}*`,
+	]);
 	const server = await startServerProcess({
 		DATABASE_PATH: join(dir, "faxes.sqlite"),
 		STORAGE_DIR: join(dir, "storage"),
 		PURGE_INTERVAL: "0",
 		TRUST_PROXY: "127.0.0.1",
 		REDIS_CLUSTER_NODES: cluster.nodes.map((node) => node.address).join(","),
+		REDIS_USERNAME: "testfax",
+		REDIS_PASSWORD: "cluster-secret",
 	});
 	stopServer = () => server.child.kill("SIGKILL");
 	expect(await rateLimitReport(server.adminUrl)).toEqual({
