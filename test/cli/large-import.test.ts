@@ -151,6 +151,57 @@ describe("a large fax import", () => {
 		expect((await server.request("/api/faxes/fax_killed1")).status).toBe(200);
 	}, 60_000);
 
+	test("an import of 50,000 records killed at random moments, 10 times: never half visible, and the purge leaves nothing behind", async () => {
+		const COUNT = 50_000;
+		const visible = (sender: string) =>
+			(
+				reader
+					.query(
+						`SELECT count(*) AS n FROM faxes WHERE sender = ? AND (import_id IS NULL OR EXISTS
+						 (SELECT 1 FROM fax_imports WHERE fax_imports.id = import_id AND state = 'published'))`,
+					)
+					.get(sender) as { n: number }
+			).n;
+		const stored = (sender: string) =>
+			(reader.query("SELECT count(*) AS n FROM faxes WHERE sender = ?").get(sender) as { n: number }).n;
+		/** The database and the API show all of the import or none of it. */
+		const wholeOrNothing = async (sender: string, slug: string) => {
+			expect([0, COUNT]).toContain(visible(sender));
+			expect([0, 20]).toContain((await listedFrom(sender.replace(" ", ""))).length);
+			expect([200, 404]).toContain((await server.request(`/api/faxes/${slug}`)).status);
+		};
+		// An import left alone, timed: reading and checking take most of its
+		// life, so the kills land in its last 150 ms, where rows are written and published.
+		const timed = await recordsFile("kill-0.json", "KILL 0", COUNT, "fax_kill0");
+		const started = performance.now();
+		expect((await outputOf(startImport(timed))).code).toBe(0);
+		const lifetime = performance.now() - started;
+		expect(visible("KILL 0")).toBe(COUNT);
+		const rounds: string[] = [];
+		for (let round = 1; round <= 10; round++) {
+			const [sender, slug] = [`KILL ${round}`, `fax_kill${round}`];
+			const file = await recordsFile(`kill-${round}.json`, sender, COUNT, slug);
+			const running = startImport(file);
+			const delay = Math.max(0, Math.floor(lifetime - Math.random() * 150));
+			const killAt = performance.now() + delay;
+			while (performance.now() < killAt && running.exitCode === null) await wholeOrNothing(sender, slug);
+			running.kill("SIGKILL");
+			const code = await running.exited;
+			const hidden = stored(sender) - visible(sender);
+			await wholeOrNothing(sender, slug);
+			rounds.push(
+				`${delay} ms: ${code === 0 ? "finished first" : `killed, ${hidden} rows written and hidden`}`,
+			);
+		}
+		expect((await runFax(["purge"], server.env)).code).toBe(0);
+		expect(hiddenRows()).toBe(0);
+		expect(imports().filter(({ state }) => state !== "published")).toEqual([]);
+		for (let round = 1; round <= 10; round++) expect(stored(`KILL ${round}`)).toBe(visible(`KILL ${round}`));
+		console.log(
+			`imports of ${COUNT} records (${Math.round(lifetime)} ms left alone) killed after ${rounds.join("; ")}`,
+		);
+	}, 120_000);
+
 	test("a purge whose wall clock stepped an hour ahead leaves the live import alone", async () => {
 		const file = await recordsFile("stepped.json", "BULK 4", RECORDS, "fax_stepped1");
 		const running = startImport(file);
