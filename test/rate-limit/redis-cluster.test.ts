@@ -1,33 +1,15 @@
-import { afterAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
 import {
 	clientAddresses,
+	expectCountedInRedis,
+	measureFailover,
 	rateLimitReport,
-	SIXTY_THEN_429,
 	startLoad,
-	statusesFrom,
+	useRedisTopology,
 } from "../../testkit/redis-failover.ts";
-import {
-	COUNT_ACL,
-	directClient,
-	keyCount,
-	type RedisProcess,
-	RedisTopology,
-	until,
-} from "../../testkit/redis-topology.ts";
-import { makeTempDir } from "../../testkit/server.ts";
-import { startServerProcess } from "../../testkit/server-process.ts";
+import { COUNT_ACL, directClient, keyCount, type RedisProcess, until } from "../../testkit/redis-topology.ts";
 
-const topology = new RedisTopology();
-const dir = makeTempDir();
-let stopServer = () => {};
-afterAll(async () => {
-	stopServer();
-	await topology.close();
-	rmSync(dir, { recursive: true, force: true });
-});
-
+const { topology, startServer } = useRedisTopology();
 const PREFIX = "testfax:rl:";
 
 /** The port of the master serving `key`'s slot, as the node on `port` sees the cluster. */
@@ -59,16 +41,11 @@ test("a cluster of 3 masters and 3 replicas: the master holding most counts kill
 	const cluster = await topology.cluster(3, [
 		`user testfax on >cluster-secret ${COUNT_ACL} +cluster|slots +cluster|info ~${PREFIX}*`,
 	]);
-	const server = await startServerProcess({
-		DATABASE_PATH: join(dir, "faxes.sqlite"),
-		STORAGE_DIR: join(dir, "storage"),
-		PURGE_INTERVAL: "0",
-		TRUST_PROXY: "127.0.0.1",
+	const server = await startServer({
 		REDIS_CLUSTER_NODES: cluster.nodes.map((node) => node.address).join(","),
 		REDIS_USERNAME: "testfax",
 		REDIS_PASSWORD: "cluster-secret",
 	});
-	stopServer = () => server.child.kill("SIGKILL");
 	expect(await rateLimitReport(server.adminUrl)).toEqual({
 		backend: "redis",
 		mode: "cluster",
@@ -90,40 +67,19 @@ test("a cluster of 3 masters and 3 replicas: the master holding most counts kill
 	// Clients whose counts live on the victim's slots: one to watch the failover, one for afterwards.
 	const [watched = "", fresh = ""] = await addressesServedBy(victim.port, 2);
 
-	const before = await rateLimitReport(server.adminUrl);
-	const answersBefore = load.tally.answers;
-	const killedAt = performance.now();
-	await victim.kill("SIGKILL");
 	const inspector = cluster.client();
 	try {
-		await until(
-			"the watched client counted in the cluster again",
-			async () => {
-				await statusesFrom(server.url, watched, 1);
-				return (await inspector.get(`${PREFIX}${watched}`)) !== null;
-			},
-			60_000,
+		const run = await measureFailover(
+			server,
+			load,
+			() => victim.kill("SIGKILL"),
+			watched,
+			async () => (await inspector.get(`${PREFIX}${watched}`)) !== null,
 		);
-		const failoverMs = performance.now() - killedAt;
-		const answersDuring = load.tally.answers - answersBefore;
-		const tally = await load.stop();
-		const after = await rateLimitReport(server.adminUrl);
-		expect(tally.failed).toEqual([]);
-		expect(Object.keys(tally.statuses).filter((status) => status !== "200" && status !== "429")).toEqual([]);
-
-		await until(
-			"the count back in Redis",
-			async () => (await rateLimitReport(server.adminUrl)).backend === "redis",
-		);
-		expect(await statusesFrom(server.url, fresh, 61)).toEqual(SIXTY_THEN_429);
-		expect(await inspector.get(`${PREFIX}${fresh}`)).toBe("61");
-		const end = await rateLimitReport(server.adminUrl);
-		expect([end.backend, end.countedInMemory]).toEqual(["redis", after.countedInMemory]);
-		console.log(
-			`cluster failover: ${Math.round(failoverMs)} ms from the kill until the victim's slots counted in Redis again; ` +
-				`${answersDuring} answers meanwhile (${tally.answers} in the run, none failed); ` +
-				`${after.countedInMemory - before.countedInMemory} counted in memory, ${after.fallbacks - before.fallbacks} switches to memory`,
-		);
+		expect(run.tally.failed).toEqual([]);
+		expect(run.otherStatuses).toEqual([]);
+		await expectCountedInRedis(server, fresh, () => inspector.get(`${PREFIX}${fresh}`), run.countedInMemory);
+		console.log(`cluster failover (the master with the most counts): ${run.summary}`);
 	} finally {
 		inspector.disconnect();
 	}

@@ -1,38 +1,18 @@
-import { afterAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { join } from "node:path";
-import { rateLimitReport, SIXTY_THEN_429, statusesFrom } from "../../testkit/redis-failover.ts";
-import { directClient, RedisTopology } from "../../testkit/redis-topology.ts";
-import { makeTempDir } from "../../testkit/server.ts";
-import { startServerProcess } from "../../testkit/server-process.ts";
+import { expect, test } from "bun:test";
+import {
+	rateLimitReport,
+	SIXTY_THEN_429,
+	statusesFrom,
+	useRedisTopology,
+} from "../../testkit/redis-failover.ts";
+import { directClient } from "../../testkit/redis-topology.ts";
 
-const topology = new RedisTopology();
-const dir = makeTempDir();
-const servers: { child: Bun.Subprocess }[] = [];
-afterAll(async () => {
-	for (const server of servers) server.child.kill("SIGKILL");
-	await topology.close();
-	rmSync(dir, { recursive: true, force: true });
-});
-
+const { topology, startServer } = useRedisTopology();
 const USER = { name: "testfax", password: "pa/ss+word=1", keyPattern: "testfax:rl:*" };
-const env = {
-	DATABASE_PATH: join(dir, "faxes.sqlite"),
-	STORAGE_DIR: join(dir, "storage"),
-	PURGE_INTERVAL: "0",
-	TRUST_PROXY: "127.0.0.1",
-};
-
-async function start(extra: Record<string, string>) {
-	const server = await startServerProcess({ ...env, ...extra });
-	servers.push(server);
-	return server;
-}
-
 test("a TLS-only Redis with a private CA and an ACL user: counted there, exactly 60 then 429", async () => {
 	const redis = await topology.tlsServer("trusted", USER);
 	const url = `rediss://${USER.name}:${encodeURIComponent(USER.password)}@127.0.0.1:${redis.port}`;
-	const server = await start({ REDIS_URL: url, REDIS_TLS_CA_FILE: redis.caFile });
+	const server = await startServer({ REDIS_URL: url, REDIS_TLS_CA_FILE: redis.caFile });
 	expect(await rateLimitReport(server.adminUrl)).toEqual({
 		backend: "redis",
 		mode: "single",
@@ -62,7 +42,7 @@ test("a TLS-only Redis with a private CA and an ACL user: counted there, exactly
 test("without the CA the certificate is refused: the server starts, counts in memory, and says so", async () => {
 	const redis = await topology.tlsServer("untrusted", USER);
 	const url = `rediss://${USER.name}:${encodeURIComponent(USER.password)}@127.0.0.1:${redis.port}`;
-	const server = await start({ REDIS_URL: url });
+	const server = await startServer({ REDIS_URL: url });
 	expect(await statusesFrom(server.url, "192.0.2.11", 61)).toEqual(SIXTY_THEN_429);
 	expect(await rateLimitReport(server.adminUrl)).toEqual({
 		backend: "memory-fallback",
