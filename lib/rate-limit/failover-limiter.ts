@@ -39,6 +39,7 @@ export class FailoverLimiter implements RateLimiter {
 	private readonly retryDelayMs: number;
 	private inMemory = false;
 	private probing = false;
+	/** On the monotonic clock: a wall clock stepped back must not put the retry off by the step. */
 	private retryAt = 0;
 	private switches = 0;
 	private standIns = 0;
