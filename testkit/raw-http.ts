@@ -1,9 +1,12 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+
 /** An HTTP answer as it came over the wire. */
 export interface RawAnswer {
 	/** 0 when the server closed the connection without answering. */
 	status: number;
 	/** Header names in lower case; a repeated header's values joined by ", ". */
 	headers: Record<string, string>;
+	/** As text, decoded from its Content-Encoding (br, gzip) when it has one. */
 	body: string;
 	/** Everything received, as text. */
 	raw: string;
@@ -56,5 +59,20 @@ export async function rawExchange(
 	await promise;
 	clearTimeout(timer);
 	socket.end();
-	return parseAnswer(new TextDecoder().decode(Buffer.concat(chunks)));
+	const bytes = Buffer.concat(chunks);
+	const answer = parseAnswer(new TextDecoder().decode(bytes));
+	const coding = answer.headers["content-encoding"];
+	if (coding === undefined) return answer;
+	return { ...answer, body: decoded(coding, bytes.subarray(bytes.indexOf("\r\n\r\n") + 4)) };
+}
+
+/** A body in its content coding as text; a coding that does not decode says so in place of the body. */
+function decoded(coding: string, body: Uint8Array): string {
+	try {
+		if (coding === "br") return new TextDecoder().decode(brotliDecompressSync(body));
+		if (coding === "gzip") return new TextDecoder().decode(gunzipSync(body));
+	} catch (error) {
+		return `(a ${coding} body that does not decode: ${error})`;
+	}
+	return `(a body in the unknown coding ${coding})`;
 }

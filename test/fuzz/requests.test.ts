@@ -4,6 +4,7 @@ import { fixedClock, NOW_SECONDS } from "../../testkit/fixtures.ts";
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
 import { answerProblems, exchange, isCounted, Tally } from "./answers.ts";
 import { insertCatalogue } from "./catalogue.ts";
+import { expectedListAnswer } from "./list-oracle.ts";
 import { request } from "./requests.ts";
 import { CASES, LONG_RUN, PROPERTY_TIMEOUT_MS, runs } from "./runs.ts";
 
@@ -36,6 +37,17 @@ test(
 		);
 	},
 	PROPERTY_TIMEOUT_MS,
+);
+
+// Found by the long run (seed -68336822, path 7105): the body of a compressed
+// answer was read as text, not decoded from its Content-Encoding.
+test.each(["gzip, br, zstd", "gzip"])(
+	"the default list asked with Accept-Encoding: %s is the contract's list, compressed",
+	async (accepted) => {
+		const answer = await exchange(server.port, "GET", "/api/faxes", [["Accept-Encoding", accepted]]);
+		expect(answer.headers["content-encoding"]).toBe(accepted === "gzip" ? "gzip" : "br");
+		expect(answerProblems(answer, expectedListAnswer("", NOW_SECONDS), "GET")).toEqual([]);
+	},
 );
 
 test(
