@@ -62,8 +62,10 @@ export async function rawExchange(
 	const bytes = Buffer.concat(chunks);
 	const answer = parseAnswer(new TextDecoder().decode(bytes));
 	const coding = answer.headers["content-encoding"];
-	if (coding === undefined) return answer;
-	return { ...answer, body: decoded(coding, bytes.subarray(bytes.indexOf("\r\n\r\n") + 4)) };
+	const body = bytes.subarray(bytes.indexOf("\r\n\r\n") + 4);
+	// A HEAD answer names the coding of the body it leaves out.
+	if (coding === undefined || body.length === 0) return answer;
+	return { ...answer, body: decoded(coding, body) };
 }
 
 /** A body in its content coding as text; a coding that does not decode says so in place of the body. */
