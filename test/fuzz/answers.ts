@@ -18,7 +18,9 @@ export type Expected =
 	/** The fax's HTML page behind `view_url`: 200, 404 or 410, not counted. */
 	| { kind: "page"; status: 200 | 404 | 410; fax?: CatalogueFax }
 	/** The window is used up: 429, counted. */
-	| { kind: "limited"; resetAt: number };
+	| { kind: "limited"; resetAt: number }
+	/** A list or a fax the client has (`If-None-Match`): 304 with no body, counted. */
+	| { kind: "not-modified" };
 
 const STATUS: Record<Expected["kind"], number> = {
 	list: 200,
@@ -32,11 +34,21 @@ const STATUS: Record<Expected["kind"], number> = {
 	forbidden: 403,
 	limited: 429,
 	page: 200,
+	"not-modified": 304,
 };
 
 const statusOf = (expected: Expected) => (expected.kind === "page" ? expected.status : STATUS[expected.kind]);
 
-const COUNTED = new Set<Expected["kind"]>(["list", "fax", "missing", "gone", "invalid", "method", "limited"]);
+const COUNTED = new Set<Expected["kind"]>([
+	"list",
+	"fax",
+	"missing",
+	"gone",
+	"invalid",
+	"method",
+	"limited",
+	"not-modified",
+]);
 
 /** Whether the rate limit counts an answer of this kind. */
 export function isCounted(expected: Expected): boolean {
@@ -102,6 +114,10 @@ function headerProblems(answer: RawAnswer, expected: Expected): string[] {
 			problems.push(`content-type: ${headers["content-type"]}`);
 	} else if (expected.kind === "page") {
 		want("content-type", "text/html; charset=utf-8");
+	} else if (expected.kind === "not-modified") {
+		want("content-type", undefined);
+		want("vary", "Accept-Encoding");
+		if (!/^W\/"[^"]+"$/.test(headers.etag ?? "")) problems.push(`etag: ${headers.etag}`);
 	} else {
 		want("content-type", JSON_TYPE);
 	}
@@ -109,7 +125,7 @@ function headerProblems(answer: RawAnswer, expected: Expected): string[] {
 }
 
 function bodyProblems(answer: RawAnswer, expected: Expected, method: string): string[] {
-	if (method === "HEAD" || expected.kind === "preflight") {
+	if (method === "HEAD" || expected.kind === "preflight" || expected.kind === "not-modified") {
 		return answer.body === "" ? [] : [`a body on a ${method} ${answer.status}: ${answer.body.slice(0, 200)}`];
 	}
 	if (expected.kind === "forbidden") {

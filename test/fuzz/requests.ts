@@ -231,57 +231,65 @@ const FORBIDDEN_EXTRA = new Set([
 	"proxy-connection",
 ]);
 
-/** Headers that must not change an answer: common ones with odd values and unknown ones. */
-const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(
-	fc.tuple(
-		fc.constantFrom(
-			"Accept",
-			"Accept-Encoding",
-			"Accept-Language",
-			"Origin",
-			"Referer",
-			"Cookie",
-			"Authorization",
-			"Range",
-			"If-None-Match",
-			"If-Modified-Since",
-			"Cache-Control",
-			"Pragma",
-			"X-Forwarded-For",
-			"X-Real-IP",
-			"Forwarded",
-			"X-Forwarded-Proto",
-			"X-HTTP-Method-Override",
-			"Content-Type",
-			"Access-Control-Request-Headers",
-			"DNT",
-		),
-		fc.oneof(
-			fc.constantFrom(
-				"*/*",
-				"text/html",
-				"application/xml;q=0.9",
-				"gzip, br, zstd",
-				"null",
-				"https://evil.example",
-				"bytes=0-10",
-				"bytes=-5",
-				'"abc"',
-				"Thu, 01 Jan 1970 00:00:00 GMT",
-				"no-cache",
-				"1.2.3.4, 5.6.7.8",
-				"for=1.2.3.4",
-				"DELETE",
-				"Basic Zm9vOmJhcg==",
-				"a=%ZZ; b",
-			),
-			fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,60}[\x21-\x7e])?$/),
-		),
+const commonHeader: fc.Arbitrary<[string, string]> = fc.tuple(
+	fc.constantFrom(
+		"Accept",
+		"Accept-Encoding",
+		"Accept-Language",
+		"Origin",
+		"Referer",
+		"Cookie",
+		"Authorization",
+		"Range",
+		"If-None-Match",
+		"If-Modified-Since",
+		"Cache-Control",
+		"Pragma",
+		"X-Forwarded-For",
+		"X-Real-IP",
+		"Forwarded",
+		"X-Forwarded-Proto",
+		"X-HTTP-Method-Override",
+		"Content-Type",
+		"Access-Control-Request-Headers",
+		"DNT",
 	),
-	fc.tuple(
-		fc.stringMatching(TOKEN).filter((name) => !FORBIDDEN_EXTRA.has(name.toLowerCase())),
+	fc.oneof(
+		fc.constantFrom(
+			"*/*",
+			"text/html",
+			"application/xml;q=0.9",
+			"gzip, br, zstd",
+			"null",
+			"https://evil.example",
+			"bytes=0-10",
+			"bytes=-5",
+			'"abc"',
+			"Thu, 01 Jan 1970 00:00:00 GMT",
+			"no-cache",
+			"1.2.3.4, 5.6.7.8",
+			"for=1.2.3.4",
+			"DELETE",
+			"Basic Zm9vOmJhcg==",
+			"a=%ZZ; b",
+		),
 		fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,60}[\x21-\x7e])?$/),
 	),
+);
+
+const unknownHeader: fc.Arbitrary<[string, string]> = fc.tuple(
+	fc.stringMatching(TOKEN).filter((name) => !FORBIDDEN_EXTRA.has(name.toLowerCase())),
+	fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,60}[\x21-\x7e])?$/),
+);
+
+/**
+ * Headers that must not change an answer, common ones with odd values and
+ * unknown ones, but for an `If-None-Match` of `*` (see `conditionalAnswer`).
+ */
+const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(
+	{ weight: 1, arbitrary: fc.constant<[string, string]>(["If-None-Match", "*"]) },
+	{ weight: 10, arbitrary: commonHeader },
+	{ weight: 10, arbitrary: unknownHeader },
 );
 
 export interface FuzzRequest {
@@ -319,6 +327,19 @@ function expectedAnswer(
 	return destination.slug === "" ? { kind: "missing" } : expectedFaxAnswer(destination.slug, NOW_SECONDS);
 }
 
+/**
+ * An `If-None-Match` of `*` matches any current representation (RFC 9110
+ * section 13.1.2), so a list or a fax is then a 304. Several fields are one
+ * comma-separated list, which is no longer `*` alone.
+ */
+function conditionalAnswer(expected: Expected, headers: [string, string][]): Expected {
+	if (expected.kind !== "list" && expected.kind !== "fax") return expected;
+	const noneMatch = headers
+		.filter(([name]) => name.toLowerCase() === "if-none-match")
+		.map(([, value]) => value);
+	return noneMatch.length > 0 && noneMatch.join(", ").trim() === "*" ? { kind: "not-modified" } : expected;
+}
+
 export const request: fc.Arbitrary<FuzzRequest> = fc
 	.record({
 		method: METHOD,
@@ -343,6 +364,6 @@ export const request: fc.Arbitrary<FuzzRequest> = fc
 			target,
 			headers,
 			body: body ?? "",
-			expected: expectedAnswer(method, destination, search, userAgent, preflight),
+			expected: conditionalAnswer(expectedAnswer(method, destination, search, userAgent, preflight), headers),
 		};
 	});
