@@ -2,7 +2,14 @@ import { afterAll, expect } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { sample } from "./prometheus.ts";
-import { RedisTopology, until } from "./redis-topology.ts";
+import {
+	type RedisProcess,
+	RedisTopology,
+	type SentinelGroup,
+	sentinelMaster,
+	subscriberCount,
+	until,
+} from "./redis-topology.ts";
 import { makeTempDir } from "./server.ts";
 import { startServerProcess } from "./server-process.ts";
 
@@ -150,7 +157,6 @@ export async function measureFailover(
 		tally,
 		/** Statuses other than 200 and 429, which no answer may have. */
 		otherStatuses: Object.keys(tally.statuses).filter((status) => status !== "200" && status !== "429"),
-		countedInMemory: after.countedInMemory,
 		summary:
 			`${Math.round(failoverMs)} ms from the kill until counted in Redis again; ` +
 			`${answersDuring} answers meanwhile (${tally.answers} in the run, ${tally.failed.length} failed); ` +
@@ -158,23 +164,68 @@ export async function measureFailover(
 	};
 }
 
+/** The client whose requests make the server try Redis again while a test waits for it. */
+const PROBE_ADDRESS = "192.0.2.1";
+
 /**
  * Once the count is back in Redis, a new client `address` gets exactly 60
- * answers and a 429, `stored()` finds 61 in Redis, and nothing more was
- * counted in memory than `countedInMemory`.
+ * answers and a 429, `stored()` finds 61 in Redis, and none of them was
+ * counted in memory.
  */
 export async function expectCountedInRedis(
 	server: ServerProcess,
 	address: string,
 	stored: () => Promise<string | null>,
-	countedInMemory: number,
 ): Promise<void> {
-	await until(
-		"the count back in Redis",
-		async () => (await rateLimitReport(server.adminUrl)).backend === "redis",
-	);
+	// Only a request tries Redis again, so one goes before each look.
+	await until("the count back in Redis", async () => {
+		await statusesFrom(server.url, PROBE_ADDRESS, 1);
+		return (await rateLimitReport(server.adminUrl)).backend === "redis";
+	});
+	const { countedInMemory } = await rateLimitReport(server.adminUrl);
 	expect(await statusesFrom(server.url, address, 61)).toEqual(SIXTY_THEN_429);
 	expect(await stored()).toBe("61");
 	const end = await rateLimitReport(server.adminUrl);
 	expect([end.backend, end.countedInMemory]).toEqual(["redis", countedInMemory]);
+}
+
+/**
+ * Whether `sentinels` (all of the group's unless named) name the replica as
+ * the master. Each announces the failover (`+switch-master`) as it takes it
+ * in, and a client's failover detector reconnects on hearing it, even when
+ * the client already found the new master from a quicker sentinel.
+ */
+export async function nameTheReplica(
+	group: SentinelGroup,
+	sentinels: RedisProcess[] = group.sentinels,
+): Promise<boolean> {
+	const views = await Promise.all(
+		sentinels.map((sentinel) => sentinelMaster(sentinel.port, group.masterName)),
+	);
+	return views.every((view) => view.port === String(group.replica.port));
+}
+
+/** Until each sentinel on `ports` has `count` subscribed connections (the failover detector's). */
+export function untilSubscribers(ports: number[], count: number): Promise<void> {
+	return until(`${count} subscriber(s) on each sentinel`, async () =>
+		(await Promise.all(ports.map(subscriberCount))).every((found) => found === count),
+	);
+}
+
+/**
+ * The master SIGKILLed while the first sentinel, the one a client asks first,
+ * is paused: the client, reconnecting, waits for that sentinel's answer while
+ * the other two fail the master over and announce it (`+switch-master`), which
+ * closes the client's failover detector. Then the first sentinel answers.
+ * The client must have subscribed to every sentinel before.
+ */
+export async function failOverWhileFirstSentinelHangs(group: SentinelGroup): Promise<void> {
+	const [first, ...others] = group.sentinels;
+	if (first === undefined) throw new Error("a sentinel group without sentinels");
+	const otherPorts = others.map((sentinel) => sentinel.port);
+	first.pause();
+	await group.master.kill("SIGKILL");
+	await until("the other sentinels name the replica as the master", () => nameTheReplica(group, others));
+	await untilSubscribers(otherPorts, 0);
+	first.resume();
 }

@@ -16,6 +16,10 @@ export interface RedisProcess {
 	/** `host:port`, as REDIS_CLUSTER_NODES and REDIS_SENTINELS list it. */
 	address: string;
 	kill(signal?: NodeJS.Signals): Promise<void>;
+	/** Stops the process (SIGSTOP): its sockets stay open, and nothing it is asked gets an answer. */
+	pause(): void;
+	/** Lets a paused process go on (SIGCONT). */
+	resume(): void;
 }
 
 export interface TlsServer extends RedisProcess {
@@ -127,6 +131,8 @@ export class RedisTopology {
 				child.kill(signal);
 				await child.exited;
 			},
+			pause: () => child.kill("SIGSTOP"),
+			resume: () => child.kill("SIGCONT"),
 		};
 	}
 
@@ -325,6 +331,14 @@ export function storedValue(port: number, key: string): Promise<string | null> {
 /** How many keys the server on `port` holds. */
 export function keyCount(port: number): Promise<number> {
 	return withClient(port, (client) => client.dbsize());
+}
+
+/** How many connections of the server on `port` are subscribed to a channel. */
+export function subscriberCount(port: number): Promise<number> {
+	return withClient(port, async (client) => {
+		const list = (await client.call("CLIENT", "LIST", "TYPE", "pubsub")) as string;
+		return list.split("\n").filter((line) => line.trim() !== "").length;
+	});
 }
 
 /** CLUSTER INFO of the node on `port`. */

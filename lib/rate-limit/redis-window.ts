@@ -1,6 +1,7 @@
 import type { RedisConnection } from "../config.ts";
 import { decide } from "./decision.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
+import { reconnectAfterUnexpectedEnd } from "./reconnect-after-end.ts";
 import { createRedisClient, type RedisClient } from "./redis-client.ts";
 
 export interface RedisWindowOptions {
@@ -41,6 +42,7 @@ export class RedisWindowLimiter implements RateLimiter {
 	private readonly limit: number;
 	private readonly windowMs: number;
 	private readonly prefix: string;
+	private readonly stopReconnecting: () => void;
 
 	constructor(options: RedisWindowOptions) {
 		this.limit = options.limit;
@@ -53,6 +55,7 @@ export class RedisWindowLimiter implements RateLimiter {
 		// lacks the script (first use on a connection, or after a restart).
 		client.defineCommand("rateLimitHit", { lua: HIT_SCRIPT, numberOfKeys: 1 });
 		this.client = client as WindowClient;
+		this.stopReconnecting = reconnectAfterUnexpectedEnd(client);
 	}
 
 	get status(): string {
@@ -81,6 +84,7 @@ export class RedisWindowLimiter implements RateLimiter {
 	}
 
 	async close(): Promise<void> {
+		this.stopReconnecting();
 		try {
 			await this.client.quit();
 		} catch {
