@@ -51,9 +51,13 @@ export class FailoverLimiter implements RateLimiter {
 		this.retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
 	}
 
-	/** Which store counts requests now, for readiness, metrics and tests. */
+	/**
+	 * Which store counts the next request, for readiness, metrics and tests.
+	 * A lost connection shows at once: the switch itself waits for a request,
+	 * and an idle instance must not claim a count in Redis it cannot make.
+	 */
 	get backend(): "redis" | "memory" {
-		return this.inMemory ? "memory" : "redis";
+		return this.inMemory || this.redis.status !== "ready" ? "memory" : "redis";
 	}
 
 	/** Switches from Redis to memory since start. */

@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
+import { freePort } from "../../testkit/ports.ts";
 import { sample } from "../../testkit/prometheus.ts";
 import { type RedisServer, startRedisServer } from "../../testkit/redis-server.ts";
 import { type TestServer, useTestServers } from "../../testkit/server.ts";
@@ -66,4 +67,41 @@ test("while Redis is down the instance stays ready, names the fallback, and the 
 		memory: 0,
 		fallbacks: 1,
 	});
+});
+
+/** Counting in memory is named at once, though no request has been counted there yet. */
+const FALLBACK_BEFORE_ANY_REQUEST = {
+	ready: 200,
+	backend: "memory-fallback",
+	mode: "single",
+	single: 1,
+	redis: 0,
+	memory: 1,
+	fallbacks: 0,
+};
+
+test("a server that starts while Redis is unreachable names the fallback before any request", async () => {
+	const server = await startServer({
+		env: {
+			REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+			RATE_LIMIT_PREFIX: `t:${crypto.randomUUID()}:`,
+		},
+	});
+	expect(await report(server)).toEqual(FALLBACK_BEFORE_ANY_REQUEST);
+});
+
+test("readiness names the fallback as soon as the connection to Redis is lost, not at the next request", async () => {
+	const own = await startRedisServer();
+	try {
+		const server = await startServer({
+			env: { REDIS_URL: own.url, RATE_LIMIT_PREFIX: `t:${crypto.randomUUID()}:` },
+		});
+		expect((await report(server)).backend).toBe("redis");
+		await own.stop();
+		const deadline = Date.now() + 5000;
+		while ((await report(server)).backend === "redis" && Date.now() < deadline) await Bun.sleep(50);
+		expect(await report(server)).toEqual(FALLBACK_BEFORE_ANY_REQUEST);
+	} finally {
+		await own.close();
+	}
 });
