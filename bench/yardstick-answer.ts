@@ -10,7 +10,7 @@ export const TOO_MANY = '{"message":"Too Many Attempts."}';
 
 const FIXED_HEADERS = {
 	"access-control-expose-headers":
-		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
+		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit, ETag",
 	"access-control-allow-headers": "Accept",
 	"access-control-allow-origin": "*",
 	"access-control-allow-methods": "GET, HEAD, OPTIONS",

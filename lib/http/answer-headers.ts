@@ -4,7 +4,7 @@ import { FORBIDDEN_TEXT } from "./answer-schemas.ts";
 import type { requestLog } from "./request-log.ts";
 
 // CORS for a public, credential-free API: every answer allows any origin and
-// exposes the rate-limit headers; the methods and the one simple request header
+// exposes the rate-limit headers and the ETag a conditional poll sends back; the methods and the one simple request header
 // are stated on every answer as well as on preflights.
 const CORS = cors({
 	// The plugin marks an answer for a wildcard origin `Vary: *`, which the
@@ -17,7 +17,7 @@ const CORS = cors({
 	methods: "GET, HEAD, OPTIONS",
 	allowedHeaders: "Accept",
 	exposeHeaders:
-		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
+		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit, ETag",
 	// Preflights are answered below: the plugin's own answer echoes
 	// "undefined" for a plain OPTIONS and treats every OPTIONS as one.
 	preflight: false,

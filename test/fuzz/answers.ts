@@ -55,7 +55,7 @@ export function isCounted(expected: Expected): boolean {
 	return COUNTED.has(expected.kind);
 }
 const JSON_TYPE = "application/json; charset=utf-8";
-const EXPOSED = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"];
+const EXPOSED = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "ETag"];
 
 /** The body a JSON answer must have; undefined where only its shape is fixed. */
 function expectedBody(expected: Expected): unknown {

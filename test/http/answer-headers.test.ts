@@ -11,7 +11,7 @@ const EVERY_ANSWER: [string, string][] = [
 	["access-control-allow-origin", "*"],
 	[
 		"access-control-expose-headers",
-		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
+		"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit, ETag",
 	],
 	["cache-control", "no-store, private"],
 ];

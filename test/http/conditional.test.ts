@@ -16,7 +16,7 @@ const FAXES = [
 	faxRecord({ slug: "fax_old1", received_at: ago(RETENTION_SECONDS - EXPIRING_IN_SECONDS) }),
 ];
 const EXPOSED =
-	"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit";
+	"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit, ETag";
 
 const start = useTestServers();
 let nowMs = NOW_MS;

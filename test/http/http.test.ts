@@ -3,7 +3,7 @@ import { faxRecord, fixedClock } from "../../testkit/fixtures.ts";
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
 
 const EXPOSED =
-	"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit";
+	"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit, ETag";
 let server: TestServer;
 
 beforeAll(async () => {

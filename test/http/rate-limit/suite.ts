@@ -144,7 +144,7 @@ export function defineRateLimitSuite(backend: RateLimitBackend): void {
 			expect(refused.headers.get("cache-control")).toBe("no-store, private");
 			expect(refused.headers.get("access-control-allow-origin")).toBe("*");
 			expect(refused.headers.get("access-control-expose-headers")).toBe(
-				"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit",
+				"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, RateLimit-Policy, RateLimit, ETag",
 			);
 			expect(await refused.text()).toBe(TOO_MANY);
 		});
