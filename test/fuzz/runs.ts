@@ -16,6 +16,7 @@ export const CASES = {
 	malformedRequests: { fast: 100, long: 2_000 },
 	forwardedFor: { fast: 500, long: 8_000 },
 	faxLifecycle: { fast: 20, long: 300 },
+	damagedDocuments: { fast: 30, long: 1_000 },
 } as const;
 
 export type Suite = keyof typeof CASES;
