@@ -1,5 +1,5 @@
 import { afterAll, expect } from "bun:test";
-import { rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sample } from "./prometheus.ts";
 import {
@@ -11,7 +11,7 @@ import {
 	until,
 } from "./redis-topology.ts";
 import { makeTempDir } from "./server.ts";
-import { startServerProcess } from "./server-process.ts";
+import { type ServerProcessOptions, startServerProcess } from "./server-process.ts";
 
 /** Every answer of a load run by status; `failed` holds requests that got no answer at all. */
 export interface LoadTally {
@@ -94,6 +94,24 @@ export async function statusesFrom(url: string, address: string, count: number):
 	return statuses;
 }
 
+/**
+ * The reason the server logged for counting in memory, once the line is in
+ * `logFile` (written when the first request found Redis unusable); null if
+ * none came within 5 s.
+ */
+export async function loggedFallbackReason(logFile: string): Promise<string | null> {
+	const deadline = Date.now() + 5000;
+	do {
+		const text = existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
+		for (const line of text.split("\n")) {
+			if (!line.includes("counting in process memory")) continue;
+			return String((JSON.parse(line) as { reason?: unknown }).reason);
+		}
+		await Bun.sleep(50);
+	} while (Date.now() < deadline);
+	return null;
+}
+
 /** 60 answers of 200, then a 429: a fresh client's first minute under the default limit. */
 export const SIXTY_THEN_429 = [...Array.from({ length: 60 }, () => 200), 429];
 
@@ -110,14 +128,17 @@ export function useRedisTopology() {
 	return {
 		topology,
 		/** A server process counting in the Redis that `redisEnv` names, its clients behind a trusted proxy. */
-		async startServer(redisEnv: Record<string, string>) {
-			const server = await startServerProcess({
-				DATABASE_PATH: join(dir, "faxes.sqlite"),
-				STORAGE_DIR: join(dir, "storage"),
-				PURGE_INTERVAL: "0",
-				TRUST_PROXY: "127.0.0.1",
-				...redisEnv,
-			});
+		async startServer(redisEnv: Record<string, string>, options: ServerProcessOptions = {}) {
+			const server = await startServerProcess(
+				{
+					DATABASE_PATH: join(dir, "faxes.sqlite"),
+					STORAGE_DIR: join(dir, "storage"),
+					PURGE_INTERVAL: "0",
+					TRUST_PROXY: "127.0.0.1",
+					...redisEnv,
+				},
+				options,
+			);
 			children.push(server.child);
 			return server;
 		},

@@ -7,6 +7,8 @@ import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
 export interface RedisBackend extends RateLimiter {
 	/** The ioredis connection status; only "ready" is worth a round trip. */
 	readonly status: string;
+	/** Why the last connection attempt failed, for the operator; null once connected. */
+	readonly lastConnectionError: string | null;
 }
 
 export interface FailoverOptions {
@@ -72,7 +74,8 @@ export class FailoverLimiter implements RateLimiter {
 
 	async consume(key: string): Promise<RateLimitDecision> {
 		if (this.redis.status !== "ready") {
-			this.fallBack(`connection ${this.redis.status}`);
+			const cause = this.redis.lastConnectionError;
+			this.fallBack(`connection ${this.redis.status}${cause === null ? "" : `: ${cause}`}`);
 			return this.standIn(key);
 		}
 		const isProbe = this.inMemory;

@@ -43,6 +43,7 @@ export class RedisWindowLimiter implements RateLimiter {
 	private readonly windowMs: number;
 	private readonly prefix: string;
 	private readonly stopReconnecting: () => void;
+	private connectionError: string | null = null;
 
 	constructor(options: RedisWindowOptions) {
 		this.limit = options.limit;
@@ -56,10 +57,21 @@ export class RedisWindowLimiter implements RateLimiter {
 		client.defineCommand("rateLimitHit", { lua: HIT_SCRIPT, numberOfKeys: 1 });
 		this.client = client as WindowClient;
 		this.stopReconnecting = reconnectAfterUnexpectedEnd(client);
+		client.on("error", (error: Error) => {
+			this.connectionError = describeConnectionError(error);
+		});
+		client.on("ready", () => {
+			this.connectionError = null;
+		});
 	}
 
 	get status(): string {
 		return this.client.status;
+	}
+
+	/** Why the last connection attempt failed; null once connected. */
+	get lastConnectionError(): string | null {
+		return this.connectionError;
 	}
 
 	/** Resolves true once connected, or false after timeoutMs; never rejects. */
@@ -92,4 +104,14 @@ export class RedisWindowLimiter implements RateLimiter {
 			this.client.disconnect();
 		}
 	}
+}
+
+/**
+ * The cause an operator can act on: a cluster client reports only that no
+ * node gave it the slots, and keeps the node's own refusal (a missing ACL
+ * permission, a wrong password) beside it.
+ */
+function describeConnectionError(error: Error): string {
+	const nodeError = (error as Error & { lastNodeError?: unknown }).lastNodeError;
+	return nodeError instanceof Error ? `${error.message} ${nodeError.message}` : error.message;
 }

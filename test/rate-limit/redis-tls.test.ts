@@ -1,11 +1,14 @@
 import { expect, test } from "bun:test";
+import { join } from "node:path";
 import {
+	loggedFallbackReason,
 	rateLimitReport,
 	SIXTY_THEN_429,
 	statusesFrom,
 	useRedisTopology,
 } from "../../testkit/redis-failover.ts";
 import { directClient } from "../../testkit/redis-topology.ts";
+import { makeTempDir } from "../../testkit/server.ts";
 
 const { topology, startServer } = useRedisTopology();
 const USER = { name: "testfax", password: "pa/ss+word=1", keyPattern: "testfax:rl:*" };
@@ -39,10 +42,17 @@ test("a TLS-only Redis with a private CA and an ACL user: counted there, exactly
 	expect((await rateLimitReport(server.adminUrl)).countedInMemory).toBe(0);
 });
 
-test("without the CA the certificate is refused: the server starts, counts in memory, and says so", async () => {
+test("without the CA the certificate is refused: the server starts, counts in memory, and says why", async () => {
 	const redis = await topology.tlsServer("untrusted", USER);
 	const url = `rediss://${USER.name}:${encodeURIComponent(USER.password)}@127.0.0.1:${redis.port}`;
-	const server = await startServer({ REDIS_URL: url });
+	const logFile = join(makeTempDir(), "server.log");
+	const server = await startServer({ REDIS_URL: url }, { logFile });
+	expect(await rateLimitReport(server.adminUrl)).toEqual({
+		backend: "memory-fallback",
+		mode: "single",
+		countedInMemory: 0,
+		fallbacks: 0,
+	});
 	expect(await statusesFrom(server.url, "192.0.2.11", 61)).toEqual(SIXTY_THEN_429);
 	expect(await rateLimitReport(server.adminUrl)).toEqual({
 		backend: "memory-fallback",
@@ -50,4 +60,8 @@ test("without the CA the certificate is refused: the server starts, counts in me
 		countedInMemory: 61,
 		fallbacks: 1,
 	});
+	// The first request finds the client connecting again or waiting to: either way the refusal is named.
+	expect(await loggedFallbackReason(logFile)).toMatch(
+		/^connection (re)?connecting: self signed certificate in certificate chain$/,
+	);
 });
