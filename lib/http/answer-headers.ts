@@ -4,8 +4,9 @@ import { FORBIDDEN_TEXT } from "./answer-schemas.ts";
 import type { requestLog } from "./request-log.ts";
 
 // CORS for a public, credential-free API: every answer allows any origin and
-// exposes the rate-limit headers and the ETag a conditional poll sends back; the methods and the one simple request header
-// are stated on every answer as well as on preflights.
+// exposes the rate-limit headers and the ETag a conditional poll sends back;
+// the methods and the one simple request header are stated on every answer
+// as well as on preflights.
 const CORS = cors({
 	// The plugin marks an answer for a wildcard origin `Vary: *`, which the
 	// answer does not need (it does not vary by origin, and caches must not

@@ -8,7 +8,6 @@ import {
 	useRedisTopology,
 } from "../../testkit/redis-failover.ts";
 import { COUNT_ACL, keyCount } from "../../testkit/redis-topology.ts";
-import { makeTempDir } from "../../testkit/server.ts";
 
 // A file of its own: beside the failover test's cluster, in the same
 // topology, a second cluster did not form ("node is not empty").
@@ -17,7 +16,7 @@ const PREFIX = "testfax:rl:";
 
 test("an ACL user the cluster will not tell its slots: counted in memory from the start, and the log names the refusal", async () => {
 	const cluster = await topology.cluster(3, [`user testfax on >cluster-secret ${COUNT_ACL} ~${PREFIX}*`]);
-	const logFile = join(makeTempDir(), "server.log");
+	const logFile = join(topology.dir, "server.log");
 	const server = await startServer(
 		{
 			REDIS_CLUSTER_NODES: cluster.nodes.map((node) => node.address).join(","),

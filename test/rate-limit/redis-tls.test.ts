@@ -8,7 +8,6 @@ import {
 	useRedisTopology,
 } from "../../testkit/redis-failover.ts";
 import { directClient } from "../../testkit/redis-topology.ts";
-import { makeTempDir } from "../../testkit/server.ts";
 
 const { topology, startServer } = useRedisTopology();
 const USER = { name: "testfax", password: "pa/ss+word=1", keyPattern: "testfax:rl:*" };
@@ -45,7 +44,7 @@ test("a TLS-only Redis with a private CA and an ACL user: counted there, exactly
 test("without the CA the certificate is refused: the server starts, counts in memory, and says why", async () => {
 	const redis = await topology.tlsServer("untrusted", USER);
 	const url = `rediss://${USER.name}:${encodeURIComponent(USER.password)}@127.0.0.1:${redis.port}`;
-	const logFile = join(makeTempDir(), "server.log");
+	const logFile = join(topology.dir, "server.log");
 	const server = await startServer({ REDIS_URL: url }, { logFile });
 	expect(await rateLimitReport(server.adminUrl)).toEqual({
 		backend: "memory-fallback",
