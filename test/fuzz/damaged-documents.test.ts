@@ -19,8 +19,11 @@ interface Seed {
 	name: string;
 	source: "phone" | "email";
 	bytes: Uint8Array;
-	/** Whether the stored PDF is our conversion (a TIFF), which other readers must open. */
-	converted: boolean;
+	/**
+	 * What is stored: our conversion of a TIFF, which other readers must open;
+	 * a PDF as received, byte for byte; or an email's attachment.
+	 */
+	stored: "converted" | "as received" | "attachment";
 }
 
 type Damage =
@@ -109,19 +112,19 @@ beforeAll(async () => {
 	server = await startTestServer();
 	const g4 = await faxTiff({ pages: 2, width: 864, height: 600, xDpi: 204, yDpi: 196 });
 	seeds = [
-		{ name: "G4 TIFF", source: "phone", bytes: g4, converted: true },
+		{ name: "G4 TIFF", source: "phone", bytes: g4, stored: "converted" },
 		{
 			name: "HylaFAX G3 2D TIFF",
 			source: "phone",
 			bytes: await Bun.file("fixtures/ingest/fax-g3-2d.tif").bytes(),
-			converted: true,
+			stored: "converted",
 		},
-		{ name: "PDF", source: "phone", bytes: await textPdf([[595, 842]]), converted: false },
+		{ name: "PDF", source: "phone", bytes: await textPdf([[595, 842]]), stored: "as received" },
 		{
 			name: "scan-to-email",
 			source: "email",
 			bytes: await Bun.file("fixtures/ingest/scan-to-email.eml").bytes(),
-			converted: false,
+			stored: "attachment",
 		},
 	];
 });
@@ -141,7 +144,7 @@ interface Fax {
 }
 
 /** What is wrong with the outcome of one ingest: its exit, its output, the API and the stored files. */
-async function ingestProblems(seed: Seed, input: string): Promise<string[]> {
+async function ingestProblems(seed: Seed, input: string, bytes: Uint8Array): Promise<string[]> {
 	const result = await runFax(["ingest", input, "--source", seed.source, "--json"], server.env);
 	if (result.code !== 0 && result.code !== 3) return [`exit ${result.code}: ${result.stderr}`];
 	const problems: string[] = [];
@@ -172,7 +175,10 @@ async function ingestProblems(seed: Seed, input: string): Promise<string[]> {
 	if (fax.page_count === null || fax.page_count < 1) problems.push(`page_count ${fax.page_count}`);
 	if (!existsSync(pdf) || statSync(pdf).size !== fax.file_size)
 		problems.push("the PDF is missing or of another size");
-	else if (seed.converted) {
+	else if (seed.stored === "as received") {
+		if (!Buffer.from(await Bun.file(pdf).bytes()).equals(bytes))
+			problems.push("the PDF is not stored as received");
+	} else if (seed.stored === "converted") {
 		const pages = await pdfPageSizes(await Bun.file(pdf).bytes()).then(
 			(sizes) => sizes.length,
 			(error: Error) => error.message,
@@ -192,8 +198,9 @@ test(
 			fc.asyncProperty(fc.nat(), fc.array(damage, { minLength: 1, maxLength: 3 }), async (pick, damages) => {
 				const seed = seeds[pick % seeds.length] as Seed;
 				const input = join(server.dir, `damaged-${++cases}`);
-				await Bun.write(input, damaged(seed.bytes, damages));
-				const problems = await ingestProblems(seed, input);
+				const bytes = damaged(seed.bytes, damages);
+				await Bun.write(input, bytes);
+				const problems = await ingestProblems(seed, input, bytes);
 				const stored = join(server.storageDir, "faxes");
 				const strays = existsSync(stored) ? readdirSync(stored).filter((name) => name.includes(".tmp-")) : [];
 				if (strays.length > 0) problems.push(`temporary files left: ${strays.join(", ")}`);
