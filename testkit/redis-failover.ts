@@ -99,7 +99,7 @@ export async function statusesFrom(url: string, address: string, count: number):
  * `logFile` (written when the first request found Redis unusable); null if
  * none came within 5 s.
  */
-export async function loggedFallbackReason(logFile: string): Promise<string | null> {
+async function loggedFallbackReason(logFile: string): Promise<string | null> {
 	const deadline = Date.now() + 5000;
 	do {
 		const text = existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
@@ -110,6 +110,27 @@ export async function loggedFallbackReason(logFile: string): Promise<string | nu
 		await Bun.sleep(50);
 	} while (Date.now() < deadline);
 	return null;
+}
+
+/**
+ * What a server whose Redis refuses it shows: counting in memory before any
+ * request, exactly 60 answers and a 429 for the client `address`, and one
+ * logged line; returns that line's reason, for the caller to check.
+ */
+export async function refusedFromTheStart(
+	server: { url: string; adminUrl: string },
+	logFile: string,
+	mode: string,
+	address: string,
+): Promise<string | null> {
+	expect(await rateLimitReport(server.adminUrl)).toEqual({
+		backend: "memory-fallback",
+		mode,
+		countedInMemory: 0,
+		fallbacks: 0,
+	});
+	expect(await statusesFrom(server.url, address, 61)).toEqual(SIXTY_THEN_429);
+	return loggedFallbackReason(logFile);
 }
 
 /** 60 answers of 200, then a 429: a fresh client's first minute under the default limit. */

@@ -1,12 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import {
-	loggedFallbackReason,
-	rateLimitReport,
-	SIXTY_THEN_429,
-	statusesFrom,
-	useRedisTopology,
-} from "../../testkit/redis-failover.ts";
+import { refusedFromTheStart, useRedisTopology } from "../../testkit/redis-failover.ts";
 import { COUNT_ACL, keyCount } from "../../testkit/redis-topology.ts";
 
 // A file of its own: beside the failover test's cluster, in the same
@@ -25,14 +19,7 @@ test("an ACL user the cluster will not tell its slots: counted in memory from th
 		},
 		{ logFile },
 	);
-	expect(await rateLimitReport(server.adminUrl)).toEqual({
-		backend: "memory-fallback",
-		mode: "cluster",
-		countedInMemory: 0,
-		fallbacks: 0,
-	});
-	expect(await statusesFrom(server.url, "192.0.2.12", 61)).toEqual(SIXTY_THEN_429);
-	expect(await loggedFallbackReason(logFile)).toMatch(
+	expect(await refusedFromTheStart(server, logFile, "cluster", "192.0.2.12")).toMatch(
 		/^connection (re)?connecting: Failed to refresh slots cache\. NOPERM this user has no permissions to run the 'cluster\|slots' command$/,
 	);
 	let stored = 0;

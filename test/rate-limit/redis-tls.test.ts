@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import {
-	loggedFallbackReason,
 	rateLimitReport,
+	refusedFromTheStart,
 	SIXTY_THEN_429,
 	statusesFrom,
 	useRedisTopology,
@@ -46,13 +46,7 @@ test("without the CA the certificate is refused: the server starts, counts in me
 	const url = `rediss://${USER.name}:${encodeURIComponent(USER.password)}@127.0.0.1:${redis.port}`;
 	const logFile = join(topology.dir, "server.log");
 	const server = await startServer({ REDIS_URL: url }, { logFile });
-	expect(await rateLimitReport(server.adminUrl)).toEqual({
-		backend: "memory-fallback",
-		mode: "single",
-		countedInMemory: 0,
-		fallbacks: 0,
-	});
-	expect(await statusesFrom(server.url, "192.0.2.11", 61)).toEqual(SIXTY_THEN_429);
+	const reason = await refusedFromTheStart(server, logFile, "single", "192.0.2.11");
 	expect(await rateLimitReport(server.adminUrl)).toEqual({
 		backend: "memory-fallback",
 		mode: "single",
@@ -60,7 +54,5 @@ test("without the CA the certificate is refused: the server starts, counts in me
 		fallbacks: 1,
 	});
 	// The first request finds the client connecting again or waiting to: either way the refusal is named.
-	expect(await loggedFallbackReason(logFile)).toMatch(
-		/^connection (re)?connecting: self signed certificate in certificate chain$/,
-	);
+	expect(reason).toMatch(/^connection (re)?connecting: self signed certificate in certificate chain$/);
 });
