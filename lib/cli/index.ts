@@ -8,6 +8,8 @@ export { runCli } from "./run-cli.ts";
 const LOADERS: Record<string, () => Promise<Command>> = {
 	import: async () => (await import("./commands/import.ts")).importCommand,
 	ingest: async () => (await import("./commands/ingest.ts")).ingestCommand,
+	"receive-mail": async () => (await import("./commands/receive-mail.ts")).receiveMailCommand,
+	"receive-hylafax": async () => (await import("./commands/receive-hylafax.ts")).receiveHylafaxCommand,
 	remove: async () => (await import("./commands/remove.ts")).removeCommand,
 	purge: async () => (await import("./commands/purge.ts")).purgeCommand,
 	wait: async () => (await import("./commands/wait.ts")).waitCommand,

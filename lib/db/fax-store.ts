@@ -86,6 +86,8 @@ export class FaxStore {
 	readonly #publicationsAfter: Statement<Publication>;
 	readonly #lastPublication: Statement<{ seq: number }>;
 	readonly #importedFaxes: Statement<StoredFax>;
+	readonly #receiptSlug: Statement<{ slug: string }>;
+	readonly #addReceipt: Statement;
 	readonly #lock: WriteLock;
 	readonly #writer: FaxWriter;
 	readonly #imports: ImportStatements;
@@ -135,6 +137,8 @@ export class FaxStore {
 		this.#importedFaxes = db.prepare(
 			`SELECT ${stored} FROM faxes WHERE received_at > $after AND import_id = $importId AND id <= $upToId`,
 		);
+		this.#receiptSlug = db.prepare("SELECT slug FROM receipts WHERE key = $key");
+		this.#addReceipt = db.prepare("INSERT INTO receipts (key, slug) VALUES ($key, $slug)");
 		this.#lock = new WriteLock(db);
 		this.#imports = new ImportStatements(db);
 		const insert = this.#insert;
@@ -233,6 +237,26 @@ export class FaxStore {
 	/** Inserts one fax, waiting for the write lock if another process writes. */
 	async insert(fax: FaxRow): Promise<void> {
 		await this.write((writer) => writer.insert(fax));
+	}
+
+	/** The slug of the fax a receiver handed over under `key`, live or removed since; null when none was. */
+	receiptSlug(key: string): string | null {
+		return this.#receiptSlug.get({ key })?.slug ?? null;
+	}
+
+	/**
+	 * Inserts a fax a receiver handed over under `key`, unless one was already:
+	 * returns the slug that is listed for the key, this fax's or the earlier
+	 * one's. Both hand-overs of a race check inside the write lock, so one wins.
+	 */
+	insertReceived(fax: FaxRow, key: string): Promise<string> {
+		return this.#lock.run(() => {
+			const earlier = this.#receiptSlug.get({ key });
+			if (earlier !== null) return earlier.slug;
+			this.#addReceipt.run({ key, slug: fax.slug });
+			this.#writer.insert(fax);
+			return fax.slug;
+		});
 	}
 
 	/**

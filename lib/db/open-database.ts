@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { errorMessage } from "../util/index.ts";
+import { errorMessage, makeSharedDirSync, shareFileSync } from "../util/index.ts";
 import { migrate } from "./schema.ts";
 
 /** The database file cannot be created or opened: the disk, a path or its permissions. */
@@ -9,8 +9,13 @@ export class DatabaseOpenError extends Error {}
 
 function open(path: string): Database {
 	try {
-		if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-		return new Database(path, { create: true, strict: true });
+		if (path === ":memory:") return new Database(path, { strict: true });
+		makeSharedDirSync(dirname(path));
+		const created = !existsSync(path);
+		const db = new Database(path, { create: true, strict: true });
+		// Before the first write: SQLite gives -wal and -shm the database file's mode.
+		if (created) shareFileSync(path);
+		return db;
 	} catch (error) {
 		throw new DatabaseOpenError(
 			`cannot open the database at ${path} (DATABASE_PATH): ${errorMessage(error)}`,

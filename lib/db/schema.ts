@@ -50,8 +50,19 @@ CREATE TABLE IF NOT EXISTS fax_imports (
 CREATE INDEX IF NOT EXISTS removed_by_import ON removed_faxes (import_id) WHERE import_id IS NOT NULL;
 `;
 
+// Version 4: what a receiver handed over, by the key it names the fax with
+// (a Message-ID, a HylaFAX queue file), and the slug it became. Kept after the
+// fax is removed or purged, like its tombstone: handing the same fax over
+// again (a re-delivery, a re-run) finds it here and lists nothing new.
+const RECEIPTS = `
+CREATE TABLE IF NOT EXISTS receipts (
+	key TEXT PRIMARY KEY,
+	slug TEXT NOT NULL
+) WITHOUT ROWID;
+`;
+
 /** The version this code writes into `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 // A write transaction holds the lock other writers (a receiving `fax ingest`)
 // wait for; batches keep each one short on a large database.
@@ -134,5 +145,10 @@ export function migrate(db: Database): void {
 		if (versionOf(db) !== 2) return;
 		db.exec(STAGED_IMPORTS);
 		db.exec("PRAGMA user_version = 3");
+	}).immediate();
+	db.transaction(() => {
+		if (versionOf(db) !== 3) return;
+		db.exec(RECEIPTS);
+		db.exec("PRAGMA user_version = 4");
 	}).immediate();
 }

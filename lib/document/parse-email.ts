@@ -12,8 +12,15 @@ import { decodeTransferEncoding } from "./transfer-encoding.ts";
 export type FaxEmail = {
 	/** The From address, as written. */
 	sender: string | null;
-	/** The Date header. */
+	/** The Date header: the sending device's clock. */
 	receivedAt: Date | null;
+	/** The Message-ID header, as written; null when absent or blank. */
+	messageId: string | null;
+	/**
+	 * The time in the first Received header: when the last mail server, the
+	 * one that hands the message over to us, received it.
+	 */
+	relayedAt: Date | null;
 	/** The first PDF or TIFF attachment: the fax. */
 	attachment: { filename: string | null; bytes: Uint8Array } | null;
 };
@@ -113,14 +120,31 @@ function firstLines(body: Uint8Array, bytes: number): Uint8Array {
 async function senderAndDate(
 	postalMime: PostalMime,
 	header: Uint8Array,
-): Promise<Pick<FaxEmail, "sender" | "receivedAt">> {
+): Promise<Omit<FaxEmail, "attachment">> {
 	try {
 		const email = await postalMime.parse(Buffer.concat([header, Buffer.from("\r\n")]));
 		const from = email.from?.group ? email.from.group[0] : email.from;
-		return { sender: from?.address?.trim() || null, receivedAt: parseDate(email.date) };
+		return {
+			sender: from?.address?.trim() || null,
+			receivedAt: parseDate(email.date),
+			messageId: email.messageId?.trim() || null,
+			relayedAt: receivedHeaderTime(email.headers.find((header) => header.key === "received")?.value),
+		};
 	} catch {
-		return { sender: null, receivedAt: null };
+		return { sender: null, receivedAt: null, messageId: null, relayedAt: null };
 	}
+}
+
+/** The date-time a Received header ends with, after its last semicolon (RFC 5322 §3.6.7). */
+function receivedHeaderTime(value: string | undefined): Date | null {
+	const semicolon = value?.lastIndexOf(";") ?? -1;
+	if (value === undefined || semicolon < 0) return null;
+	return parseDate(
+		value
+			.slice(semicolon + 1)
+			.replace(/\([^)]*\)\s*$/, "")
+			.trim(),
+	);
 }
 
 function parseDate(value: string | undefined): Date | null {

@@ -20,11 +20,12 @@ export const TIFF_TAG = {
 	t6Options: 293,
 	resolutionUnit: 296,
 	tileWidth: 322,
+	imageDescription: 270,
 } as const;
 
 type Entry = { type: number; count: number; valueOffset: number };
 
-const TYPE_SIZE: Record<number, number> = { 1: 1, 3: 2, 4: 4, 5: 8 };
+const TYPE_SIZE: Record<number, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 5: 8 };
 
 export class TiffDirectory {
 	constructor(
@@ -58,6 +59,20 @@ export class TiffDirectory {
 			return undefined;
 		}
 		return this.read(entry.type, start);
+	}
+
+	/** An ASCII tag's text, at most `limit` bytes of it, up to its first NUL; undefined when absent. */
+	text(tag: number, limit: number): string | undefined {
+		const entry = this.entries.get(tag);
+		const start = entry?.type === 2 ? this.start(entry) : undefined;
+		if (entry === undefined || start === undefined) return undefined;
+		const bytes = new Uint8Array(
+			this.view.buffer,
+			this.view.byteOffset + start,
+			Math.min(entry.count, limit),
+		);
+		const nul = bytes.indexOf(0);
+		return new TextDecoder("latin1").decode(nul < 0 ? bytes : bytes.subarray(0, nul));
 	}
 
 	private start(entry: Entry): number | undefined {

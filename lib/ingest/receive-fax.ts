@@ -1,6 +1,7 @@
 import type { FaxStore } from "../db/index.ts";
 import {
 	detectFormat,
+	type FaxEmail,
 	MAX_INPUT_BYTES,
 	NO_ATTACHMENT_REASON,
 	type NotProcessable,
@@ -21,13 +22,28 @@ export interface ReceivedFile {
 	sender?: string | null;
 	/** Unix seconds; overrides the time an email names. */
 	receivedAt?: number;
+	/**
+	 * What the receiver names this fax by (a Message-ID, a queue file): handed
+	 * over again under the same key, it is not listed twice.
+	 */
+	receiptKey?: string;
+	/**
+	 * The file is an email our own mail server relayed, with its queue id:
+	 * named by its Message-ID (else the queue id) and timed by the server's
+	 * Received header, so a re-delivery lists nothing new and keeps its time.
+	 */
+	relayed?: { queueId: string | null };
 }
 
-export interface Received {
-	fax: FaxRow;
-	/** Why the fax could not be processed; absent when it was. */
-	reason?: string;
-}
+export type Received =
+	| {
+			fax: FaxRow;
+			/** Why the fax could not be processed; absent when it was. */
+			reason?: string;
+			repeatOf?: undefined;
+	  }
+	/** The receipt key was handed over before: `repeatOf` is the slug it became, listed or removed since. */
+	| { repeatOf: string };
 
 // An email's Date is the sending device's clock. Clients poll with `since` set
 // just before they send, so a Date from a clock running slow would hide the test
@@ -45,29 +61,57 @@ function uniqueSlug(store: FaxStore): string {
 	return slug;
 }
 
-async function documentOf(file: ReceivedFile): Promise<{
-	result: ProcessedDocument | NotProcessable;
-	sender: string | null;
-	sentAt: number | null;
-}> {
-	// Past the size limit nothing is parsed: processDocument says why at once.
+/** The email a file holds, or null when it holds a document (or is past the size limit: nothing is parsed). */
+async function emailOf(file: ReceivedFile): Promise<FaxEmail | null> {
 	const tooLarge = file.bytes.byteLength > MAX_INPUT_BYTES;
-	if (tooLarge || detectFormat(file.bytes, file.filename ?? undefined) !== "email") {
-		return { result: await processDocument(file.bytes), sender: null, sentAt: null };
+	if (tooLarge || detectFormat(file.bytes, file.filename ?? undefined) !== "email") return null;
+	return parseFaxEmail(file.bytes);
+}
+
+function documentOf(file: ReceivedFile, email: FaxEmail | null): Promise<ProcessedDocument | NotProcessable> {
+	if (email === null) return processDocument(file.bytes);
+	if (email.attachment === null) return Promise.resolve({ ok: false, reason: NO_ATTACHMENT_REASON });
+	return processDocument(email.attachment.bytes);
+}
+
+/**
+ * A relayed email is named by its Message-ID, which a re-delivery and a
+ * device's resend keep, else by the mail server's queue id.
+ */
+function receiptKeyOf(file: ReceivedFile, email: FaxEmail | null): string | undefined {
+	if (file.relayed === undefined) return file.receiptKey;
+	if (email?.messageId) return `message-id:${email.messageId}`;
+	return file.relayed.queueId === null ? undefined : `queue-id:${file.relayed.queueId}`;
+}
+
+/** When the fax arrived: as given, else as the relay or the email's Date says, else now. */
+function receivedTime(file: ReceivedFile, email: FaxEmail | null, now: number): number {
+	if (file.receivedAt !== undefined) return file.receivedAt;
+	const seconds = (date: Date | null | undefined) => (date ? Math.floor(date.getTime() / 1000) : null);
+	// Our own mail server's clock wrote the first Received header: trusted, however long ago.
+	const relayedAt = file.relayed ? seconds(email?.relayedAt) : null;
+	if (relayedAt !== null && relayedAt <= now) return relayedAt;
+	return arrivalTime(seconds(email?.receivedAt), now);
+}
+
+/**
+ * Inserts the fax, under its receipt key when it has one; returns the slug
+ * listed, another one's when the key was handed over meanwhile.
+ */
+async function insertOnce(store: FaxStore, fax: FaxRow, receiptKey: string | undefined): Promise<string> {
+	if (receiptKey === undefined) {
+		await store.insert(fax);
+		return fax.slug;
 	}
-	const email = await parseFaxEmail(file.bytes);
-	const sentAt = email.receivedAt === null ? null : Math.floor(email.receivedAt.getTime() / 1000);
-	const result = email.attachment
-		? await processDocument(email.attachment.bytes)
-		: ({ ok: false, reason: NO_ATTACHMENT_REASON } as const);
-	return { result, sender: email.sender, sentAt };
+	return store.insertReceived(fax, receiptKey);
 }
 
 /**
  * Turns a received file into a listed fax. The files are written (under
  * temporary names, then renamed) before the row is inserted, so the API never
  * lists a fax whose PDF is not there yet; a file that cannot be processed is
- * still recorded, with its four file fields null.
+ * still recorded, with its four file fields null. A receipt key handed over
+ * before lists nothing new.
  */
 export async function receiveFax(
 	file: ReceivedFile,
@@ -75,10 +119,14 @@ export async function receiveFax(
 	storageDir: string,
 	now: number,
 ): Promise<Received> {
-	const { result, sender, sentAt } = await documentOf(file);
-	const receivedAt = file.receivedAt ?? arrivalTime(sentAt, now);
+	const email = await emailOf(file);
+	const receiptKey = receiptKeyOf(file, email);
+	const earlier = receiptKey === undefined ? null : store.receiptSlug(receiptKey);
+	if (earlier !== null) return { repeatOf: earlier };
+	const result = await documentOf(file, email);
+	const receivedAt = receivedTime(file, email, now);
 	const slug = uniqueSlug(store);
-	const given = file.sender !== undefined ? file.sender : sender;
+	const given = file.sender !== undefined ? file.sender : (email?.sender ?? null);
 	const base = {
 		slug,
 		source: file.source,
@@ -88,16 +136,19 @@ export async function receiveFax(
 	};
 	if (!result.ok) {
 		const fax = { ...base, page_count: null, file_size: null };
-		await store.insert(fax);
-		return { fax, reason: result.reason };
+		const listed = await insertOnce(store, fax, receiptKey);
+		return listed === slug ? { fax, reason: result.reason } : { repeatOf: listed };
 	}
 	await writeFaxFiles(storageDir, slug, { pdf: result.pdf, thumbnail: result.thumbnail });
 	const fax = { ...base, page_count: result.pageCount, file_size: result.pdf.byteLength };
+	let listed: string;
 	try {
-		await store.insert(fax);
+		listed = await insertOnce(store, fax, receiptKey);
 	} catch (error) {
 		await deleteFaxFiles(storageDir, slug);
 		throw error;
 	}
-	return { fax };
+	if (listed === slug) return { fax };
+	await deleteFaxFiles(storageDir, slug);
+	return { repeatOf: listed };
 }

@@ -1,6 +1,7 @@
-import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isSlugShape } from "../fax/index.ts";
+import { makeSharedDir, shareFile } from "../util/index.ts";
 
 /**
  * The files of a fax live at `<STORAGE_DIR>/faxes/<slug>.pdf` and `<slug>-thumb.jpg`.
@@ -29,12 +30,14 @@ export async function writeFaxFiles(
 	files: { pdf: Uint8Array; thumbnail: Uint8Array },
 ): Promise<void> {
 	const paths = faxFilePaths(storageDir, slug);
-	await mkdir(join(storageDir, "faxes"), { recursive: true });
+	await makeSharedDir(join(storageDir, "faxes"));
 	const suffix = `${TEMP_MARK}${process.pid}`;
 	try {
 		// Not Bun.write: it copies the bytes first, as much memory again as the PDF.
 		await writeFile(paths.pdf + suffix, files.pdf);
 		await writeFile(paths.thumbnail + suffix, files.thumbnail);
+		await shareFile(paths.pdf + suffix);
+		await shareFile(paths.thumbnail + suffix);
 		await rename(paths.pdf + suffix, paths.pdf);
 		await rename(paths.thumbnail + suffix, paths.thumbnail);
 	} catch (error) {

@@ -214,7 +214,9 @@ describe("fax", () => {
 	test("--help lists the commands; an unknown command exits 2", async () => {
 		const help = await runFax(["--help"], server.env);
 		expect(help.code).toBe(0);
-		expect(help.stdout).toContain("  import  insert faxes from a JSON array of records, all or nothing\n");
+		expect(help.stdout).toContain(
+			"  import           insert faxes from a JSON array of records, all or nothing\n",
+		);
 		const unknown = await runFax(["frobnicate"], server.env);
 		expect(unknown.code).toBe(2);
 		expect(unknown.stderr).toStartWith('fax: unknown command "frobnicate"');

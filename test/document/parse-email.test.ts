@@ -32,6 +32,8 @@ describe("parseFaxEmail", () => {
 		const email = await parseFaxEmail(await fixture("scan-to-email.eml"));
 		expect(email.sender).toBe("Scanner@Example.com");
 		expect(email.receivedAt).toEqual(new Date("2026-11-20T08:15:30Z"));
+		expect(email.messageId).toBe("<20261120091530.4711@mfp.office.example.com>");
+		expect(email.relayedAt).toEqual(new Date("2026-11-20T08:15:31Z"));
 		expect(email.attachment?.filename).toBe("scan_0001.pdf");
 		expect(email.attachment?.bytes.length).toBe(935);
 		const document = await processDocument(email.attachment?.bytes ?? new Uint8Array());
@@ -42,6 +44,8 @@ describe("parseFaxEmail", () => {
 		expect(await parseFaxEmail(await fixture("no-attachment.eml"))).toEqual({
 			sender: "jane@example.org",
 			receivedAt: new Date("2026-11-21T18:02:03Z"),
+			messageId: "<forgot.1@example.org>",
+			relayedAt: null,
 			attachment: null,
 		});
 	});
@@ -172,8 +176,26 @@ describe("parseFaxEmail", () => {
 		expect(cutOff.attachment).toEqual({ filename: null, bytes: latin1("%PDF-1.4 cut") });
 	});
 
+	test("the first Received header is the relay's time: the last hop's comment and folding do not matter", async () => {
+		const email = await parseFaxEmail(
+			latin1(
+				"Received: from a (a [127.0.0.1])\r\n\tby mx.test.example (Postfix) with ESMTP id 4Xk2;\r\n\tWed, 25 Nov 2026 10:12:13 +0000 (UTC)\r\nReceived: by a; Tue, 24 Nov 2026 09:00:00 +0000\r\nMessage-ID:   \r\n\r\nbody",
+			),
+		);
+		expect(email.relayedAt).toEqual(new Date("2026-11-25T10:12:13Z"));
+		expect(email.messageId).toBeNull();
+		const noTime = await parseFaxEmail(latin1("Received: from a by b\r\n\r\nbody"));
+		expect(noTime.relayedAt).toBeNull();
+	});
+
 	test("sender and date missing or unreadable", async () => {
 		const email = await parseFaxEmail(latin1("Subject: hello\r\nDate: yesterday\r\n\r\nbody\r\n"));
-		expect(email).toEqual({ sender: null, receivedAt: null, attachment: null });
+		expect(email).toEqual({
+			sender: null,
+			receivedAt: null,
+			messageId: null,
+			relayedAt: null,
+			attachment: null,
+		});
 	});
 });

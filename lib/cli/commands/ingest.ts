@@ -1,31 +1,8 @@
 import { loadConfig } from "../../config.ts";
-import { DatabaseBusyError } from "../../db/index.ts";
 import { MAX_INPUT_BYTES } from "../../document/index.ts";
 import { createFaxPresenter, parseOffsetDateTime } from "../../fax/index.ts";
-import { type Received, receiveFax } from "../../ingest/index.ts";
 import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
-import { withStore } from "../open-store.ts";
-
-/**
- * A full, read-only or locked disk, or a database another writer held for
- * too long, is the operator's to fix, and is told as such; any other failure is no storage problem and reaches the command
- * runner's own one-line report.
- */
-function isStorageFailure(error: unknown): error is Error {
-	if (error instanceof DatabaseBusyError) return true;
-	if (!(error instanceof Error)) return false;
-	const code = (error as { code?: unknown }).code;
-	return error.name === "SQLiteError" || (typeof code === "string" && /^E[A-Z]+$/.test(code));
-}
-
-async function storeOrExplain(...args: Parameters<typeof receiveFax>): Promise<Received | Error> {
-	try {
-		return await receiveFax(...args);
-	} catch (error) {
-		if (isStorageFailure(error)) return error;
-		throw error;
-	}
-}
+import { storeReceived } from "../store-received.ts";
 
 /** Exit code of a fax that was recorded, but as not processable. */
 const EXIT_NOT_PROCESSABLE = 3;
@@ -33,7 +10,7 @@ const EXIT_NOT_PROCESSABLE = 3;
 export const ingestCommand: Command = {
 	name: "ingest",
 	summary: "process a received PDF, TIFF or email into a listed fax",
-	help: `Usage: fax ingest FILE|- --source phone|email [--sender S] [--received-at T] [--json]
+	help: `Usage: fax ingest FILE|- --source phone|email [--sender S] [--received-at T] [--receipt-key K] [--json]
 
 Processes a received fax and adds it to the API:
   a PDF, a single- or multi-page TIFF (also CCITT G3/G4 fax compression), or an
@@ -51,6 +28,10 @@ Options:
                         defaults to now, or to the Date of an email when
                         that lies in the last 5 minutes (a device clock
                         running slow would hide the test from clients)
+  --receipt-key K       what the receiver names this fax by (a Message-ID, a
+                        queue file): handed over again under the same key, the
+                        fax is not listed twice; the slug it became is printed
+                        and "already listed" goes to standard error (exit 0)
   --json                print the fax as the API shows it instead of its slug
 
 A file that cannot be processed (corrupt, empty, encrypted, not a fax format,
@@ -67,6 +48,7 @@ cannot be read, or the files cannot be written: nothing was recorded),
 				source: { type: "string" },
 				sender: { type: "string" },
 				"received-at": { type: "string" },
+				"receipt-key": { type: "string" },
 				json: { type: "boolean" },
 			},
 			1,
@@ -97,25 +79,28 @@ cannot be read, or the files cannot be written: nothing was recorded),
 			io.err(`ingest: ${input}: cannot be read; nothing was recorded`);
 			return EXIT.failed;
 		}
-		const received = await withStore(config, (store, storageDir) =>
-			storeOrExplain(
-				{
-					bytes,
-					filename: input === "-" ? null : input,
-					source,
-					sender: values.sender,
-					receivedAt,
-				},
-				store,
-				storageDir,
-				Math.floor(io.clock() / 1000),
-			),
+		const received = await storeReceived(
+			config,
+			{
+				bytes,
+				filename: input === "-" ? null : input,
+				source,
+				sender: values.sender,
+				receivedAt,
+				receiptKey: values["receipt-key"],
+			},
+			io.clock(),
 		);
 		if (received instanceof Error) {
 			io.err(
 				`ingest: the fax cannot be stored (STORAGE_DIR, DATABASE_PATH): ${received.message}; nothing was recorded`,
 			);
 			return EXIT.failed;
+		}
+		if (received.repeatOf !== undefined) {
+			io.out(received.repeatOf);
+			io.err(`ingest: already listed as ${received.repeatOf} (receipt key ${values["receipt-key"]})`);
+			return EXIT.ok;
 		}
 		io.out(values.json ? JSON.stringify(createFaxPresenter(config)(received.fax)) : received.fax.slug);
 		if (received.reason !== undefined) {

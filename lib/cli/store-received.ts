@@ -1,0 +1,42 @@
+import type { Config } from "../config.ts";
+import { DatabaseBusyError, DatabaseOpenError } from "../db/index.ts";
+import { type Received, type ReceivedFile, receiveFax } from "../ingest/index.ts";
+import { withStore } from "./open-store.ts";
+
+/**
+ * A full, read-only or locked disk, or a database another writer held for
+ * too long, is the operator's to fix, and is told as such; any other failure
+ * is no storage problem and reaches the command runner's own one-line report.
+ */
+function isStorageFailure(error: unknown): error is Error {
+	if (error instanceof DatabaseBusyError || error instanceof DatabaseOpenError) return true;
+	if (!(error instanceof Error)) return false;
+	const code = (error as { code?: unknown }).code;
+	return error.name === "SQLiteError" || (typeof code === "string" && /^E[A-Z]+$/.test(code));
+}
+
+/** receiveFax, with a storage failure returned rather than thrown. */
+export async function receiveOrExplain(...args: Parameters<typeof receiveFax>): Promise<Received | Error> {
+	try {
+		return await receiveFax(...args);
+	} catch (error) {
+		if (isStorageFailure(error)) return error;
+		throw error;
+	}
+}
+
+/** Lists a received file in the configured store; a storage failure is returned, not thrown. */
+export async function storeReceived(
+	config: Config,
+	file: ReceivedFile,
+	nowMs: number,
+): Promise<Received | Error> {
+	try {
+		return await withStore(config, (store, storageDir) =>
+			receiveOrExplain(file, store, storageDir, Math.floor(nowMs / 1000)),
+		);
+	} catch (error) {
+		if (isStorageFailure(error)) return error;
+		throw error;
+	}
+}
