@@ -2,10 +2,4 @@
 export { MAX_INPUT_BYTES } from "../document/index.ts";
 export { type Received, type ReceivedFile, receiveFax } from "./receive-fax.ts";
 // HylaFAX's receive queue: what `fax receive-hylafax` hands over.
-export {
-	RECVQ_SETTLE_SECONDS,
-	type RecvqFax,
-	recvqFax,
-	recvqReceivedFile,
-	settledRecvqFaxes,
-} from "./recvq.ts";
+export { completeRecvqFaxes, type RecvqFax, recvqFax, recvqFaxes, recvqReceivedFile } from "./recvq.ts";

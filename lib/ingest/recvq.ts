@@ -6,11 +6,15 @@ import type { ReceivedFile } from "./receive-fax.ts";
 
 // HylaFAX names received faxes recvq/faxNNNNNNNNN.tif.
 const RECVQ_NAME = /^fax\d+\.tif$/;
+
 /**
- * A file written in the last two minutes may still be receiving: faxgetty
- * writes page after page, and hands the file over itself once the call ends.
+ * faxgetty holds an exclusive flock on a queue file while the call writes it
+ * (FaxServer::getRecvFile), as faxstat and faxinfo know; util-linux's flock
+ * asks for a shared one without waiting. Bun has no flock of its own.
  */
-export const RECVQ_SETTLE_SECONDS = 120;
+function isBeingReceived(path: string): boolean {
+	return Bun.spawnSync(["flock", "--nonblock", "--shared", path, "true"]).exitCode !== 0;
+}
 
 /** A fax in HylaFAX's receive queue, as its file's name and last write identify it. */
 export interface RecvqFax {
@@ -52,15 +56,16 @@ export async function recvqReceivedFile(fax: RecvqFax): Promise<ReceivedFile> {
 	};
 }
 
-/** The faxes of a receive queue that are complete and still within retention, oldest first. */
-export async function settledRecvqFaxes(dir: string, nowSeconds: number): Promise<RecvqFax[]> {
+/** The faxes of a receive queue received within retention, oldest first. */
+export async function recvqFaxes(dir: string, nowSeconds: number): Promise<RecvqFax[]> {
 	const names = (await readdir(dir)).filter((name) => RECVQ_NAME.test(name));
 	const faxes = await Promise.all(names.map((name) => recvqFaxIfThere(join(dir, name))));
 	return faxes
-		.filter((fax): fax is RecvqFax => fax !== null)
-		.filter(
-			(fax) =>
-				fax.receivedAt >= retentionCutoff(nowSeconds) && fax.receivedAt <= nowSeconds - RECVQ_SETTLE_SECONDS,
-		)
+		.filter((fax): fax is RecvqFax => fax !== null && fax.receivedAt >= retentionCutoff(nowSeconds))
 		.sort((a, b) => a.receivedAt - b.receivedAt);
+}
+
+/** Of `faxes`, those whose call has ended. */
+export function completeRecvqFaxes(faxes: RecvqFax[]): RecvqFax[] {
+	return faxes.filter((fax) => !isBeingReceived(fax.path));
 }

@@ -1,6 +1,12 @@
 import { type Config, loadConfig } from "../../config.ts";
 import type { FaxStore } from "../../db/index.ts";
-import { type RecvqFax, recvqFax, recvqReceivedFile, settledRecvqFaxes } from "../../ingest/index.ts";
+import {
+	completeRecvqFaxes,
+	type RecvqFax,
+	recvqFax,
+	recvqFaxes,
+	recvqReceivedFile,
+} from "../../ingest/index.ts";
 import { errorMessage } from "../../util/index.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
 import { withStore } from "../open-store.ts";
@@ -29,8 +35,8 @@ async function faxesToHandOver(
 	nowSeconds: number,
 ): Promise<RecvqFax[]> {
 	if ("file" in target) return [await recvqFax(target.file)];
-	const settled = await settledRecvqFaxes(target.recvq, nowSeconds);
-	return settled.filter((fax) => store.receiptSlug(fax.receiptKey) === null);
+	const queued = await recvqFaxes(target.recvq, nowSeconds);
+	return completeRecvqFaxes(queued.filter((fax) => store.receiptSlug(fax.receiptKey) === null));
 }
 
 const KEPT = "not listed yet, kept in the receive queue for the next sweep";
@@ -66,10 +72,10 @@ into the file, received_at the file's last write (the end of the call).
 A fax is named by its queue file and that time: handed over again, it lists
 nothing new ("already listed").
 
-With --recvq DIR, every fax of the queue DIR that is complete (written more
-than 2 minutes ago), received within the last 30 days and not listed yet: the
+With --recvq DIR, every fax of the queue DIR received within the last 30 days,
+not listed yet and no longer being received (faxgetty's lock is gone): the
 sweep that lists the faxes whose first hand-over failed.
-deploy/receivers/hylafax/faxrcvd and .../testfax-recvq-sweep run it.
+deploy/receivers/hylafax/faxrcvd runs it for HylaFAX, and for cron.
 
 Prints one line per fax handed over. Exit codes: 0 each one listed (also as
 not processable, or already listed), 1 one or more not listed now (the
