@@ -42,7 +42,9 @@ export function createApp(options: AppOptions) {
 	const clock = options.clock ?? Date.now;
 	const log = requestLog(options.observer, options.clientKey);
 
-	const app = new Elysia({ adapter: PUBLIC_ADAPTER })
+	// strictPath: a path is a route only as written; with a trailing slash it is
+	// another path, and any path that is no route answers 404 (spec part 4).
+	const app = new Elysia({ adapter: PUBLIC_ADAPTER, strictPath: true })
 		.use(log.plugin)
 		.use(answerHeaders(log.reportEarly))
 		.use(errorAnswers(options.observer.failed))

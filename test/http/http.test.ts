@@ -86,6 +86,22 @@ describe("unknown paths", () => {
 			expect(response.headers.get("x-ratelimit-limit")).toBeNull();
 		}
 	});
+	test("a trailing slash is another path: 404 on every route, for every method", async () => {
+		for (const path of [
+			"/api/faxes/",
+			"/api/faxes/fax_one/",
+			"/api/faxes/fax_none/",
+			"/openapi.json/",
+			"/docs/",
+		]) {
+			for (const method of ["GET", "HEAD", "DELETE"]) {
+				const response = await server.request(path, { method });
+				expect([path, method, response.status]).toEqual([path, method, 404]);
+				expect(await response.text()).toBe(method === "HEAD" ? "" : '{"message":""}');
+				expect(response.headers.get("x-ratelimit-limit")).toBeNull();
+			}
+		}
+	});
 });
 
 describe("methods", () => {
