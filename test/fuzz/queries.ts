@@ -85,7 +85,8 @@ const EXTREME_TIMES = [
 	"\u00002026-11-22T12:00:00Z",
 ];
 
-const since = fc.oneof(
+/** `since` values as clients and attackers write them, valid and not. */
+export const since = fc.oneof(
 	{ weight: 5, arbitrary: nearCatalogue },
 	{ weight: 3, arbitrary: fromParts },
 	{ weight: 2, arbitrary: fc.constantFrom(...EXTREME_TIMES) },

@@ -75,8 +75,8 @@ test.each([
 	["GET", "/api/faxes/..", { kind: "missing" }],
 	["HEAD", "/api/faxes/%2e%2e", { kind: "missing" }],
 	["GET", "/faxtest/..", { kind: "page", status: 404 }],
-	["LINK", "/api/faxes/.", { kind: "unknown-path" }],
-	["GET", "/api/faxes/fax_Cat001/..", { kind: "unknown-path" }],
+	["LINK", "/api/faxes/.", { kind: "method" }],
+	["GET", "/api/faxes/fax_Cat001/..", { kind: "missing" }],
 	// A last backslash is a trailing slash to request.url: no route (strict paths).
 	["PATCH", "/api/faxes/fax_a\\", { kind: "unknown-path" }],
 	["GET", "/api/faxes/fax_a\\", { kind: "missing" }],
