@@ -9,4 +9,4 @@ export { retentionCutoff } from "./retention.ts";
 export { isUnknownSenderQuery, maskSender, senderMatchKey, storedSenderKey } from "./sender.ts";
 export { cutSender, MAX_SENDER_LENGTH, SenderText } from "./sender-length.ts";
 export { isSlugShape, newSlug, newSlugsInOrder, SLUG_PATTERN } from "./slug.ts";
-export { formatUtcSeconds, parseOffsetDateTime } from "./time.ts";
+export { formatUtcSeconds, OFFSET_DATE_TIME_PATTERN, parseOffsetDateTime } from "./time.ts";

@@ -4,12 +4,14 @@ import { formatUtcSeconds, OFFSET_DATE_TIME_PATTERN, parseOffsetDateTime } from 
 
 /**
  * A string schema whose decoded value is Unix seconds: on the wire an ISO 8601
- * date-time with an offset (its format and pattern say so to readers of the
+ * date-time with an offset (its pattern says exactly which to readers of the
  * schema), decoded to seconds by parsing the text once more. A text the parser
  * refuses makes the decode throw; callers turn that into their own message.
+ * No `format: date-time`: RFC 3339 admits a second 60 and refuses `+0200`,
+ * the other way round from this service.
  */
 export function OffsetDateTime(options: StringOptions & { errorMessage?: string } = {}) {
-	return Type.Transform(Type.String({ format: "date-time", pattern: OFFSET_DATE_TIME_PATTERN, ...options }))
+	return Type.Transform(Type.String({ pattern: OFFSET_DATE_TIME_PATTERN, ...options }))
 		.Decode((text) => {
 			const seconds = parseOffsetDateTime(text);
 			if (seconds === null) throw new Error("not an ISO 8601 date-time with an offset");

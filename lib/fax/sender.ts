@@ -68,7 +68,13 @@ export function storedSenderKey(raw: string | null): string | null {
 	return senderMatchKey(raw);
 }
 
-/** `from=Unknown` (any case) selects faxes that arrived without a sender ID. */
+const UNKNOWN_KEY = senderMatchKey("Unknown");
+
+/**
+ * `from=Unknown` selects faxes that arrived without a sender ID. It is read
+ * by the match key, as any sender is: case, white space, invisible format
+ * characters and one leading `+` do not count.
+ */
 export function isUnknownSenderQuery(value: string): boolean {
-	return normaliseSender(value).toLowerCase() === "unknown";
+	return senderMatchKey(value) === UNKNOWN_KEY;
 }

@@ -3,8 +3,19 @@
 const OFFSET_DATE_TIME =
 	/^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/;
 
-/** The text forms `parseOffsetDateTime` reads, as a JSON Schema pattern; the calendar is checked on top. */
-export const OFFSET_DATE_TIME_PATTERN = OFFSET_DATE_TIME.source;
+// The same forms with every range and the calendar spelled out, leap years
+// included, so a JSON Schema pattern admits exactly what parseOffsetDateTime
+// reads: no second 60, no hour 24, no offset past ±23:59, no February 30.
+const LONG_MONTH_DAY = "(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])";
+const SHORT_MONTH_DAY = "(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)";
+const FEBRUARY_DAY = "02-(?:0[1-9]|1[0-9]|2[0-8])";
+const LEAP_YEAR = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)";
+const DATE = `(?:[0-9]{4}-(?:${LONG_MONTH_DAY}|${SHORT_MONTH_DAY}|${FEBRUARY_DAY})|${LEAP_YEAR}-02-29)`;
+const TIME = "(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]+)?";
+const OFFSET = "(?:Z|[+-](?:[01][0-9]|2[0-3]):?[0-5][0-9])";
+
+/** Exactly the texts `parseOffsetDateTime` reads, as a JSON Schema pattern (a property test holds them equal). */
+export const OFFSET_DATE_TIME_PATTERN = `^${DATE}T${TIME}${OFFSET}$`;
 
 function daysInMonth(year: number, month: number): number {
 	if (month === 2) return isLeapYear(year) ? 29 : 28;

@@ -1,6 +1,8 @@
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import { FORBIDDEN_TEXT } from "./answer-schemas.ts";
+import { isValidHostField } from "./host-field.ts";
+import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 import type { requestLog } from "./request-log.ts";
 
 // CORS for a public, credential-free API: every answer allows any origin and
@@ -25,18 +27,26 @@ const CORS = cors({
 });
 const FIXED_HEADERS = { "cache-control": "no-store, private", "access-control-allow-origin": "*" };
 const PREFLIGHT_MAX_AGE = String(24 * 3600);
+const BAD_HOST = messageJson(ERROR_MESSAGES.badHost);
 
 /**
  * What every answer carries before any route runs: `Cache-Control`, CORS, the
- * answer to a preflight, and the 403 of the default Python `urllib` agent.
- * Neither of the last two reaches a route, so neither is counted by the rate
- * limit; both are reported to the request log here.
+ * 400 of a Host the request cannot have (RFC 9112 3.2), the answer to a
+ * preflight, and the 403 of the default Python `urllib` agent. None of the
+ * last three reaches a route, so none is counted by the rate limit; each is
+ * reported to the request log here.
  */
 export function answerHeaders(reportEarly: ReturnType<typeof requestLog>["reportEarly"]) {
 	return new Elysia()
 		.use(CORS)
 		.headers(FIXED_HEADERS)
 		.onRequest(({ request, set, server }) => {
+			if (!isValidHostField(request.headers.get("host"))) {
+				set.status = 400;
+				set.headers["content-type"] = JSON_TYPE;
+				reportEarly(request, set, server);
+				return BAD_HOST;
+			}
 			// A plain OPTIONS is no preflight: like any other request, it meets the 403 below.
 			if (request.method === "OPTIONS" && request.headers.get("access-control-request-method") !== null) {
 				set.status = 204;

@@ -3,12 +3,13 @@ import type { ClientKeyResolver } from "../net/index.ts";
 import type { RateLimiter } from "../rate-limit/index.ts";
 import { Representation } from "../representation/index.ts";
 import { answerHeaders } from "./answer-headers.ts";
+import { emptySlugAnswer, emptySlugPaths } from "./empty-slug.ts";
 import { errorAnswers } from "./error-answers.ts";
 import { hostIndependentAdapter } from "./host-independent-adapter.ts";
 import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 import { negotiatedBody } from "./negotiate.ts";
 import { oneWriteAdapter } from "./one-write-adapter.ts";
-import { rateLimit } from "./rate-limit-plugin.ts";
+import { countRequest, rateLimit } from "./rate-limit-plugin.ts";
 import { type RequestObserver, requestLog } from "./request-log.ts";
 import type { Listener, Route, RouteAnswer, RouteServices } from "./route.ts";
 import { routePathOf } from "./route-path.ts";
@@ -42,11 +43,14 @@ export function createApp(options: AppOptions) {
 	const clock = options.clock ?? Date.now;
 	const log = requestLog(options.observer, options.clientKey);
 
-	const app = new Elysia({ adapter: PUBLIC_ADAPTER })
+	const count = countRequest(options.limiter, options.clientKey, options.rateLimitWindowSeconds);
+	// strictPath: a path is a route only as written; with a trailing slash it is
+	// another path, and any path that is no route answers 404 (spec part 4).
+	const app = new Elysia({ adapter: PUBLIC_ADAPTER, strictPath: true })
 		.use(log.plugin)
 		.use(answerHeaders(log.reportEarly))
-		.use(errorAnswers(options.observer.failed))
-		.use(rateLimit(options.limiter, options.clientKey, options.rateLimitWindowSeconds));
+		.use(errorAnswers(options.observer.failed, emptySlugAnswer(emptySlugPaths(options.routes), count)))
+		.use(rateLimit(count));
 
 	for (const [file, route] of routesOf(options.routes, "public")) {
 		const path = routePathOf(file);

@@ -7,6 +7,7 @@ export const EMPTY_MESSAGE = '{"message":""}';
 /** The texts of the error answers with a message. */
 export const ERROR_MESSAGES = {
 	tooMany: "Too Many Attempts.",
+	badHost: "The Host header must name one host, with an optional port.",
 	methodNotAllowed: "The method is not allowed. Use GET or HEAD.",
 	serverError: "Server Error.",
 	unavailable: "Service Unavailable.",

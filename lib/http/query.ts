@@ -55,8 +55,8 @@ function decoded(field: Field, value: string): { ok: true; value: unknown } | { 
 /**
  * Validates a raw query string against a TypeBox object schema. Query parsers keep
  * only the last of repeated keys and do not know `from[]`, so the raw pairs are
- * read here: a repeated or bracketed known key is invalid, an empty value is
- * absent, unknown keys are ignored.
+ * read here: a repeated or bracketed known key is invalid (empty values
+ * included), a single empty value is absent, unknown keys are ignored.
  */
 export function createQueryValidator<T extends TObject>(schema: T): (search: string) => QueryResult<T> {
 	const check = TypeCompiler.Compile(schema);
@@ -83,17 +83,17 @@ export function createQueryValidator<T extends TObject>(schema: T): (search: str
 
 	function validate(search: string): QueryResult<T> {
 		const values: Record<string, string> = {};
+		const seen = new Set<string>();
 		const multiple = new Set<string>();
 		if (search !== "") {
 			for (const [rawKey, value] of new URLSearchParams(search)) {
 				const bracket = rawKey.indexOf("[");
 				const name = bracket === -1 ? rawKey : rawKey.slice(0, bracket);
 				if (!known.has(name)) continue;
-				if (bracket !== -1) multiple.add(name);
-				// An empty value is absent, also beside a value of the same name.
-				if (value === "") continue;
-				if (values[name] !== undefined) multiple.add(name);
-				values[name] = value;
+				// A key given twice is repeated whatever its values, an empty one included.
+				if (bracket !== -1 || seen.has(name)) multiple.add(name);
+				seen.add(name);
+				if (value !== "") values[name] = value;
 			}
 		}
 

@@ -107,6 +107,13 @@ function sharedAnswers(endpoint: Endpoint): Record<number, Answer> {
 		content: { media: JSON_MEDIA, body: messageBody(ERROR_MESSAGES.tooMany, "Too many requests.") },
 		headers: { ...COUNTED, ...THROTTLED_HEADERS },
 	};
+	answers[400] = {
+		description:
+			"The request has more than one `Host` line, or a `Host` that is no host name or address with an " +
+			"optional port (RFC 9112, section 3.2). Not counted by the rate limit.",
+		content: { media: JSON_MEDIA, body: messageBody(ERROR_MESSAGES.badHost, "A fixed text.") },
+		headers: ANSWER_HEADERS,
+	};
 	answers[403] = {
 		description:
 			"The `User-Agent` starts with `Python-urllib/`, the default of Python's `urllib`: set one of your " +
@@ -192,13 +199,33 @@ function operation(endpoint: Endpoint, components: Map<string, string>): JsonSch
 						headers: headerRefs(answer.headers),
 						...(answer.content && {
 							content: {
-								[answer.content.media]: { schema: toJsonSchema(answer.content.body, components) },
+								[answer.content.media]: { schema: toJsonSchema(answer.content.body, components, true) },
 							},
 						}),
 					},
 				];
 			}),
 		),
+	};
+}
+
+/**
+ * HEAD of an endpoint: the GET's status and headers without a body
+ * (DECISIONS: "same status and headers, no body").
+ */
+function headOperation(get: JsonSchema): JsonSchema {
+	const responses = Object.fromEntries(
+		Object.entries(get.responses as Record<string, JsonSchema>).map(([status, { content: _, ...answer }]) => [
+			status,
+			answer,
+		]),
+	);
+	return {
+		...get,
+		operationId: `${get.operationId}Head`,
+		summary: `${get.summary}: status and headers only`,
+		description: "The status and headers the GET would answer, without the body. Counted like a GET.",
+		responses,
 	};
 }
 
@@ -223,7 +250,8 @@ export function buildApiDescription(routes: Record<string, Route>): JsonSchema {
 	const paths: JsonSchema = {};
 	for (const [file, route] of Object.entries(routes)) {
 		if (route.listener !== "public" || !isEndpoint(route)) continue;
-		paths[openApiPath(file)] = { get: operation(route, components) };
+		const get = operation(route, components);
+		paths[openApiPath(file)] = { get, head: headOperation(get) };
 	}
 	const allHeaders: HeaderSchemas = {
 		...ANSWER_HEADERS,

@@ -6,6 +6,13 @@ export type JsonSchema = { [keyword: string]: unknown };
 /** Keywords of our TypeBox schemas that are for this service only, not for readers. */
 const PRIVATE_KEYWORDS = new Set(["errorMessage"]);
 
+/**
+ * A schema may carry, under this keyword, the schema a reader sees in its
+ * place: `limit` is checked as the text of the query string but shown as the
+ * integer it means, so generated clients type it as a number.
+ */
+export const DESCRIBED_AS = "describedAs";
+
 function isObject(value: unknown): value is JsonSchema {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -40,10 +47,15 @@ function simplifyUnion(schema: JsonSchema): JsonSchema {
 
 /**
  * A TypeBox schema as the OpenAPI description shows it: the wire form (a
- * transform shows as the text it decodes from), without this service's own
- * keywords, and with each schema named in `components` replaced by a `$ref`.
+ * transform shows as the text it decodes from) or what it is `describedAs`,
+ * without this service's own keywords, and with each schema named in
+ * `components` replaced by a `$ref` (at the top too, with `refAtTop`).
  */
-export function toJsonSchema(schema: TSchema, components: Map<string, string> = new Map()): JsonSchema {
+export function toJsonSchema(
+	schema: TSchema,
+	components: Map<string, string> = new Map(),
+	refAtTop = false,
+): JsonSchema {
 	// JSON drops TypeBox's symbol keys (kinds, transforms, optional marks): what is left is the wire form.
 	const plain: unknown = JSON.parse(JSON.stringify(schema));
 	const visit = (node: unknown, top: boolean): unknown => {
@@ -51,6 +63,11 @@ export function toJsonSchema(schema: TSchema, components: Map<string, string> = 
 		if (!isObject(node)) return node;
 		const named = top ? undefined : components.get(JSON.stringify(node));
 		if (named !== undefined) return { $ref: `#/components/schemas/${named}` };
+		const shown = node[DESCRIBED_AS];
+		if (isObject(shown)) {
+			const description = node.description;
+			return visit({ ...shown, ...(description === undefined ? {} : { description }) }, top);
+		}
 		const out: JsonSchema = {};
 		for (const [keyword, value] of Object.entries(node)) {
 			if (PRIVATE_KEYWORDS.has(keyword)) continue;
@@ -70,7 +87,7 @@ export function toJsonSchema(schema: TSchema, components: Map<string, string> = 
 			...rest,
 		};
 	};
-	return visit(plain, true) as JsonSchema;
+	return visit(plain, !refAtTop) as JsonSchema;
 }
 
 /** The key under which `toJsonSchema` recognises a component: the schema's JSON. */

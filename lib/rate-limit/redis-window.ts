@@ -3,6 +3,7 @@ import { decide } from "./decision.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
 import { reconnectAfterUnexpectedEnd } from "./reconnect-after-end.ts";
 import { createRedisClient, type RedisClient } from "./redis-client.ts";
+import { RefusedKeys } from "./refused-keys.ts";
 
 export interface RedisWindowOptions {
 	connection: RedisConnection;
@@ -33,9 +34,11 @@ type WindowClient = RedisClient & {
 };
 
 /**
- * Fixed window counted in Redis: one atomic script call per request. Each
- * count is one key touched by one single-key script, so in cluster mode the
- * counts spread over the slots and every call goes to its key's master.
+ * Fixed window counted in Redis: one atomic script call per request, but for
+ * a key already refused in its window, which is refused from memory until
+ * the window ends (RefusedKeys). Each count is one key touched by one
+ * single-key script, so in cluster mode the counts spread over the slots and
+ * every call goes to its key's master.
  */
 export class RedisWindowLimiter implements RateLimiter {
 	private readonly client: WindowClient;
@@ -43,12 +46,14 @@ export class RedisWindowLimiter implements RateLimiter {
 	private readonly windowMs: number;
 	private readonly prefix: string;
 	private readonly stopReconnecting: () => void;
+	private readonly refused: RefusedKeys;
 	private connectionError: string | null = null;
 
 	constructor(options: RedisWindowOptions) {
 		this.limit = options.limit;
 		this.windowMs = options.windowSeconds * 1000;
 		this.prefix = options.prefix;
+		this.refused = new RefusedKeys(options.limit);
 		const client = createRedisClient(options.connection, {
 			commandTimeoutMs: options.commandTimeoutMs,
 		});
@@ -91,8 +96,13 @@ export class RedisWindowLimiter implements RateLimiter {
 	}
 
 	async consume(key: string): Promise<RateLimitDecision> {
+		const refusal = this.refused.refusal(key);
+		if (refusal !== null) return refusal;
+		const sentAt = performance.now();
 		const [count, msLeft] = await this.client.rateLimitHit(this.prefix + key, this.windowMs);
-		return decide(this.limit, count, Date.now(), msLeft);
+		const decision = decide(this.limit, count, Date.now(), msLeft);
+		if (!decision.allowed) this.refused.remember(key, sentAt, msLeft);
+		return decision;
 	}
 
 	async close(): Promise<void> {

@@ -120,11 +120,24 @@ describe("storedSenderKey", () => {
 });
 
 describe("isUnknownSenderQuery", () => {
-	test.each(["Unknown", "unknown", "UNKNOWN", "uNkNoWn"])("%p selects faxes without sender", (value) => {
+	// Read by its match key, as a sender is: white space and invisible characters do not count.
+	test.each([
+		"Unknown",
+		"unknown",
+		"UNKNOWN",
+		"uNkNoWn",
+		" Unknown",
+		"Unknown ",
+		"Un known",
+		"\u200bUnknown",
+		"Unk\u00adnown",
+		"+Unknown",
+		"ｕｎｋｎｏｗｎ",
+	])("%p selects faxes without sender", (value) => {
 		expect(isUnknownSenderQuery(value)).toBe(true);
 	});
 
-	test.each(["", "Unknow", "Unknown1", " Unknown", "Unknown ", "Un known", "null", "Anonymous"])(
+	test.each(["", "Unknow", "Unknown1", "Unknown.", "++Unknown", "null", "Anonymous"])(
 		"%p is a sender like any other",
 		(value) => {
 			expect(isUnknownSenderQuery(value)).toBe(false);

@@ -87,23 +87,25 @@ function addressIn(text: string): string {
 export function senderSelection(from: string | undefined): SenderSelection {
 	if (from === undefined) return { kind: "any" };
 	const text = folded(from);
-	if (text.toLowerCase() === "unknown") return { kind: "unknown" };
 	const sender = text.includes("@") ? addressIn(text) : text;
-	return { kind: "key", key: sender.toLowerCase().replace(/\s/g, "").replace(/^\+/, "") };
+	const key = sender.toLowerCase().replace(/\s/g, "").replace(/^\+/, "");
+	// `Unknown` is read by its key, as a sender is (docs/decisions.md).
+	return key === "unknown" ? { kind: "unknown" } : { kind: "key", key };
 }
 
 /** The answer of the list endpoint to a raw query string (without `?`) at `now`. */
 export function expectedListAnswer(search: string, now: number): Expected {
 	const values = new Map<Name, string>();
+	const given = new Map<Name, number>();
 	const multiple = new Set<Name>();
 	for (const [key, value] of new URLSearchParams(search)) {
 		const bracket = key.indexOf("[");
 		const name = (bracket === -1 ? key : key.slice(0, bracket)) as Name;
 		if (!NAMES.includes(name)) continue;
-		if (bracket !== -1) multiple.add(name);
-		if (value === "") continue;
-		if (values.has(name)) multiple.add(name);
-		values.set(name, value);
+		given.set(name, (given.get(name) ?? 0) + 1);
+		// Repeated keys are invalid, empty values included; a single empty value is absent.
+		if (bracket !== -1 || (given.get(name) ?? 0) > 1) multiple.add(name);
+		if (value !== "") values.set(name, value);
 	}
 	const errors: Record<string, string[]> = {};
 	for (const name of NAMES) {

@@ -85,7 +85,8 @@ const EXTREME_TIMES = [
 	"\u00002026-11-22T12:00:00Z",
 ];
 
-const since = fc.oneof(
+/** `since` values as clients and attackers write them, valid and not. */
+export const since = fc.oneof(
 	{ weight: 5, arbitrary: nearCatalogue },
 	{ weight: 3, arbitrary: fromParts },
 	{ weight: 2, arbitrary: fc.constantFrom(...EXTREME_TIMES) },
@@ -156,7 +157,16 @@ const from = fc.oneof(
 	{ weight: 5, arbitrary: senderSpelling },
 	{
 		weight: 2,
-		arbitrary: fc.constantFrom("Unknown", "unknown", "UNKNOWN", "ｕｎｋｎｏｗｎ", "Unknown ", "un known"),
+		arbitrary: fc.constantFrom(
+			"Unknown",
+			"unknown",
+			"UNKNOWN",
+			"ｕｎｋｎｏｗｎ",
+			"Unknown ",
+			"un known",
+			"\u200bUnknown",
+			"+Unknown",
+		),
 	},
 	{ weight: 2, arbitrary: longSender },
 	{ weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 40 }) },
@@ -236,7 +246,7 @@ const written = fc
 		return `${writeKey(name.toWellFormed())}=${text}`;
 	});
 
-// Thousands of parameters that change nothing (unknown keys, empty known ones) or, bracketed, make a 422.
+// Thousands of parameters that change nothing (unknown keys) or, repeated or bracketed, make a 422.
 const filler = fc
 	.tuple(
 		fc.integer({ min: 100, max: 3000 }),

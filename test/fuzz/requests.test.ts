@@ -76,7 +76,10 @@ test.each([
 	["HEAD", "/api/faxes/%2e%2e", { kind: "missing" }],
 	["GET", "/faxtest/..", { kind: "page", status: 404 }],
 	["LINK", "/api/faxes/.", { kind: "method" }],
-	["GET", "/api/faxes/fax_Cat001/..", expectedListAnswer("", NOW_SECONDS)],
+	["GET", "/api/faxes/fax_Cat001/..", { kind: "missing" }],
+	// A last backslash is a trailing slash to request.url: no route (strict paths).
+	["PATCH", "/api/faxes/fax_a\\", { kind: "unknown-path" }],
+	["GET", "/api/faxes/fax_a\\", { kind: "missing" }],
 ] as [string, string, Expected][])(
 	"%s %s: the answer of the path Bun or request.url routes",
 	async (method, target, expected) => {

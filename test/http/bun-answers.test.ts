@@ -74,11 +74,22 @@ describe("requests Bun's parser refuses", () => {
 			"a method in lower case",
 			"get /api/faxes HTTP/1.1\r\nHost: a\r\nUser-Agent: t\r\nConnection: close\r\n\r\n",
 		],
-	])("%s: the connection is closed without an answer", async (_, request) => {
-		const answer = await send(request);
-		expect(answer.raw).toBe("");
-		expect(answer.status).toBe(0);
-	});
+		[
+			"BREW (RFC 2324)",
+			"BREW /api/faxes/fax_x HTTP/1.1\r\nHost: a\r\nUser-Agent: t\r\nConnection: close\r\n\r\n",
+		],
+		[
+			"an unknown method on a path that is no endpoint",
+			"FOO /docs HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+		],
+	])(
+		"%s: the connection is closed without an answer (oven-sh/bun#6556; docs/decisions.md, Known limitations)",
+		async (_, request) => {
+			const answer = await send(request);
+			expect(answer.raw).toBe("");
+			expect(answer.status).toBe(0);
+		},
+	);
 });
 
 describe("what the app answers after all", () => {

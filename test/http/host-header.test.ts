@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { faxRecord, fixedClock } from "../../testkit/fixtures.ts";
 import { type RawAnswer, rawExchange } from "../../testkit/raw-http.ts";
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
@@ -93,4 +93,51 @@ test("with the shortest Host, another method on an endpoint is a counted 405, an
 			]);
 		}
 	}
+});
+
+// RFC 9112 3.2: more than one Host line, or a value that is no uri-host
+// [":" port], is a 400. Bun 1.4.5 hands both to the app (two lines joined by ", ").
+describe("a Host the request cannot have", () => {
+	const invalid: [string, string][] = [
+		["two Host lines", "Host: a\r\nHost: b\r\n"],
+		["two equal Host lines", "Host: api\r\nHost: api\r\n"],
+		["a second, empty Host line", "Host: api\r\nHost:\r\n"],
+		["a space in the value", "Host: a b\r\n"],
+		["userinfo", "Host: user@api\r\n"],
+		["a path", "Host: api/x\r\n"],
+		["a port with a letter", "Host: api:8o\r\n"],
+		["an unclosed IPv6 literal", "Host: [::1\r\n"],
+		["a broken percent escape", "Host: a%zz\r\n"],
+	];
+	test.each(invalid)("%s: a JSON 400 with the headers of every answer, not counted", async (_, hostLines) => {
+		for (const [method, path] of [
+			["GET", "/api/faxes"],
+			["DELETE", "/api/faxes/fax_one"],
+			["GET", "/nope"],
+		]) {
+			const answer = await rawExchange(
+				server.port,
+				`${method} ${path} HTTP/1.1\r\n${hostLines}User-Agent: t\r\nConnection: close\r\n\r\n`,
+			);
+			expect([method, path, answer.status, answer.body]).toEqual([
+				method,
+				path,
+				400,
+				'{"message":"The Host header must name one host, with an optional port."}',
+			]);
+			expect(answer.headers).toMatchObject({
+				"content-type": "application/json; charset=utf-8",
+				"cache-control": "no-store, private",
+				"access-control-allow-origin": "*",
+			});
+			expect(answer.headers["x-ratelimit-limit"]).toBeUndefined();
+		}
+	});
+
+	test("valid values stay valid: sub-delimiters, percent escapes, an empty port, IPv6 and IPvFuture literals", async () => {
+		for (const host of ["a,b", "a%41b", "api:", "a!$&'()*+;=~_-.b", "[v1.fe]:80", "[::ffff:1.2.3.4]"]) {
+			const answer = await rawExchange(server.port, request("GET", "/api/faxes/fax_one", host));
+			expect([host, answer.status]).toEqual([host, 200]);
+		}
+	});
 });

@@ -86,6 +86,43 @@ describe("unknown paths", () => {
 			expect(response.headers.get("x-ratelimit-limit")).toBeNull();
 		}
 	});
+	test("/api/faxes/ is the fax endpoint with an empty slug: its counted 404, and 405 for other methods", async () => {
+		const get = await server.request("/api/faxes/?limit=5");
+		expect([get.status, await get.text(), get.headers.get("x-ratelimit-limit")]).toEqual([
+			404,
+			'{"message":""}',
+			"1000000",
+		]);
+		const head = await server.request("/api/faxes/", { method: "HEAD" });
+		expect([head.status, await head.text(), head.headers.get("x-ratelimit-limit")]).toEqual([
+			404,
+			"",
+			"1000000",
+		]);
+		const deleted = await server.request("/api/faxes/", { method: "DELETE" });
+		expect([deleted.status, deleted.headers.get("allow"), await deleted.json()]).toEqual([
+			405,
+			"GET, HEAD",
+			{ message: "The method is not allowed. Use GET or HEAD." },
+		]);
+	});
+
+	test("any other trailing slash is another path: 404 on every route, for every method", async () => {
+		for (const path of [
+			"/api/faxes//",
+			"/api/faxes/fax_one/",
+			"/api/faxes/fax_none/",
+			"/openapi.json/",
+			"/docs/",
+		]) {
+			for (const method of ["GET", "HEAD", "DELETE"]) {
+				const response = await server.request(path, { method });
+				expect([path, method, response.status]).toEqual([path, method, 404]);
+				expect(await response.text()).toBe(method === "HEAD" ? "" : '{"message":""}');
+				expect(response.headers.get("x-ratelimit-limit")).toBeNull();
+			}
+		}
+	});
 });
 
 describe("methods", () => {

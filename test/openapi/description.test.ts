@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { OFFSET_DATE_TIME_PATTERN } from "../../lib/fax/index.ts";
 import { isEndpoint, routePathOf } from "../../lib/http/index.ts";
 import { apiDescriptionText } from "../../lib/openapi/index.ts";
 import { ROUTE_FILES } from "../../routes/manifest.ts";
@@ -63,8 +64,18 @@ describe("openapi.json", () => {
 		const paths = description.paths as Record<string, { get: Json }>;
 		expect(Object.keys(paths).sort()).toEqual(endpoints.sort());
 		const statuses = (path: string) => Object.keys(paths[path]?.get.responses as Json);
-		expect(statuses("/api/faxes")).toEqual(["200", "304", "403", "422", "429", "500", "503"]);
-		expect(statuses("/api/faxes/{slug}")).toEqual(["200", "304", "403", "404", "410", "429", "500", "503"]);
+		expect(statuses("/api/faxes")).toEqual(["200", "304", "400", "403", "422", "429", "500", "503"]);
+		expect(statuses("/api/faxes/{slug}")).toEqual([
+			"200",
+			"304",
+			"400",
+			"403",
+			"404",
+			"410",
+			"429",
+			"500",
+			"503",
+		]);
 		for (const path of Object.keys(paths)) {
 			const responses = paths[path]?.get.responses as Record<string, Json>;
 			expect(Object.keys(responses["200"]?.headers as Json)).toContain("ETag");
@@ -77,7 +88,32 @@ describe("openapi.json", () => {
 		for (const adminPath of ["/healthz", "/readyz", "/metrics"]) expect(committed).not.toContain(adminPath);
 	});
 
-	test("shows the query parameters in their wire form, as strings with their rules", () => {
+	test("declares HEAD on both endpoints: the GET's parameters and statuses, no body", () => {
+		const paths = description.paths as Record<string, { get: Json; head: Json }>;
+		for (const path of ["/api/faxes", "/api/faxes/{slug}"]) {
+			const { get, head } = paths[path] as { get: Json; head: Json };
+			expect(head.parameters).toEqual(get.parameters);
+			const answers = head.responses as Record<string, Json>;
+			expect(Object.keys(answers)).toEqual(Object.keys(get.responses as Json));
+			for (const answer of Object.values(answers)) expect(answer.content).toBeUndefined();
+		}
+	});
+
+	test("the single fax's 200 is the Fax component", () => {
+		expect(
+			pointer(description, [
+				"paths",
+				"/api/faxes/{slug}",
+				"get",
+				"responses",
+				"200",
+				"content",
+				"application/json",
+			]),
+		).toEqual({ schema: { $ref: "#/components/schemas/Fax" } });
+	});
+
+	test("shows the query parameters as clients send them: limit an integer, since by an exact pattern, from at most 255", () => {
 		const parameters = pointer(description, ["paths", "/api/faxes", "get"]).parameters as Json[];
 		expect(parameters.map(({ name, in: where, required }) => ({ name, where, required }))).toEqual([
 			{ name: "limit", where: "query", required: false },
@@ -87,10 +123,14 @@ describe("openapi.json", () => {
 			{ name: "Accept-Encoding", where: "header", required: false },
 		]);
 		const [limit, since, from] = parameters.map((parameter) => parameter.schema as Json);
-		expect(limit).toMatchObject({ type: "string", pattern: "^0*(?:[1-9][0-9]?|100)$", default: "20" });
-		expect(since).toMatchObject({ type: "string", format: "date-time" });
-		// 255 characters as a reader counts them, which JSON Schema's maxLength (code points) cannot say.
-		expect(from).toEqual({ type: "string", examples: ["+15551234567", "Unknown"] });
+		expect(limit).toEqual({ type: "integer", minimum: 1, maximum: 100, default: 20, examples: [100] });
+		expect(since).toEqual({
+			type: "string",
+			pattern: OFFSET_DATE_TIME_PATTERN,
+			examples: ["2026-11-21T10:00:00Z"],
+		});
+		// 255 code points are always accepted; the server, counting as a reader does, accepts more.
+		expect(from).toEqual({ type: "string", maxLength: 255, examples: ["+15551234567", "Unknown"] });
 		expect(parameters[2]?.description).toContain("At most 255 characters");
 		for (const parameter of parameters) expect(String(parameter.description)).not.toBe("");
 	});

@@ -44,10 +44,16 @@ test("in Chromium, /docs renders both endpoints and their parameters with nothin
 	});
 	await page.goto(`${server.baseUrl}/docs`);
 
-	const list = page.getByRole("heading", { name: "List test faxes" });
-	const single = page.getByRole("heading", { name: "Get one test fax" });
-	await list.waitFor({ timeout: 20_000 });
-	expect(await single.isVisible()).toBe(true);
+	// Each endpoint's GET and HEAD operation (the HEAD named after its GET).
+	await page.getByRole("heading", { name: "Get one test fax" }).first().waitFor({ timeout: 20_000 });
+	expect(await page.getByRole("heading").allInnerTexts()).toEqual(
+		expect.arrayContaining([
+			"List test faxes",
+			"List test faxes: status and headers only",
+			"Get one test fax",
+			"Get one test fax: status and headers only",
+		]),
+	);
 	for (const name of ["limit", "since", "from", "slug"]) {
 		expect(await page.locator(`td[kind="field"][title="${name}"]`).count()).toBeGreaterThan(0);
 	}

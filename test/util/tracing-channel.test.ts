@@ -31,3 +31,18 @@ test("a traced call still reaches its subscribers", async () => {
 	expect(await channel.tracePromise(async () => 7, {})).toBe(7);
 	expect(seen).toEqual(["start", "end", "asyncStart", "asyncEnd"]);
 });
+
+// The workaround's guard (docs/decisions.md, "Workarounds"): when this fails,
+// Bun has Node's hasSubscribers of its own and completeTracingChannel can go.
+// A process of its own, so no completed prototype of this file is seen.
+test("Bun 1.4.5's TracingChannel has no hasSubscribers of its own", async () => {
+	const probe = Bun.spawn(
+		[
+			process.execPath,
+			"-e",
+			'const d = require("node:diagnostics_channel"); console.log("hasSubscribers" in Object.getPrototypeOf(d.tracingChannel("probe")))',
+		],
+		{ stdout: "pipe" },
+	);
+	expect((await new Response(probe.stdout).text()).trim()).toBe("false");
+});

@@ -19,9 +19,9 @@ const query = Type.Object({
 			Type.String({
 				pattern: "^0*(?:[1-9][0-9]?|100)$",
 				errorMessage: "The limit field must be an integer between 1 and 100.",
-				description: "How many faxes at most: an integer from 1 to 100, written in digits.",
-				default: String(DEFAULT_LIMIT),
-				examples: ["100"],
+				description: "How many faxes at most: an integer from 1 to 100, written in digits (`007` is 7).",
+				// Checked as the digits of the query string, shown as the integer they mean.
+				describedAs: { type: "integer", minimum: 1, maximum: 100, default: DEFAULT_LIMIT, examples: [100] },
 			}),
 		)
 			.Decode(Number)
@@ -45,8 +45,10 @@ const query = Type.Object({
 				"Only faxes of this sender: the full phone number, station ID or email address as sent, never " +
 				"the masked form. Case and white space do not matter, nor one leading `+` (send it as `%2B`). " +
 				"No prefix match, no wildcard. `Unknown` selects the faxes that came with no sender ID. " +
-				"At most 255 characters, counted as a reader counts them (an emoji or an accented letter is one).",
+				"At most 255 characters, counted as a reader counts them (an emoji or an accented letter is one): " +
+				"255 code points are always accepted, and more when some characters take several.",
 			examples: ["+15551234567", "Unknown"],
+			describedAs: { type: "string", maxLength: 255, examples: ["+15551234567", "Unknown"] },
 		}),
 	),
 });

@@ -4,7 +4,17 @@ import { eventsOf, type LogLine } from "../../../testkit/log.ts";
 import { startRedisServer } from "../../../testkit/redis-server.ts";
 import type { TestServer } from "../../../testkit/server.ts";
 import { useRedisServer } from "../../../testkit/use-redis.ts";
-import { type Answer, allowed, answerOf, defineRateLimitSuite, from, send, useServers } from "./suite.ts";
+import {
+	type Answer,
+	allowed,
+	answerOf,
+	defineRateLimitSuite,
+	from,
+	send,
+	sleepUntil,
+	startOfSecond,
+	useServers,
+} from "./suite.ts";
 
 const redis = useRedisServer();
 
@@ -74,6 +84,43 @@ describe("rate limit over HTTP, Redis only", () => {
 			expect(ttl).toBeGreaterThan(59_000);
 			expect(ttl).toBeLessThanOrEqual(60_000);
 		}
+	});
+
+	test("past its limit a key is refused from memory until its window ends: the same 429, no Redis command", async () => {
+		const prefix = newPrefix();
+		const key = `${prefix}127.0.0.1`;
+		const server = await servers.start({
+			...redisEnv(prefix),
+			RATE_LIMIT_PER_MINUTE: "2",
+			RATE_LIMIT_WINDOW_SECONDS: "2",
+		});
+		const scriptCalls = async () => {
+			const stats = await redis.checker.info("commandstats");
+			return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce(
+				(sum, [, calls]) => sum + Number(calls),
+				0,
+			);
+		};
+		const second = await startOfSecond();
+		const openedAt = Date.now();
+		const counted = [await send(server, "/api/faxes"), await send(server, "/api/faxes/fax_none1")];
+		const firstRefusal = await send(server, "/api/faxes");
+		const callsBefore = await scriptCalls();
+		const refusals: Answer[] = [];
+		for (let i = 0; i < 20; i++)
+			refusals.push(await send(server, i % 2 === 0 ? "/api/faxes" : "/api/faxes/x"));
+		const callsAfter = await scriptCalls();
+		const countInRedis = await redis.checker.get(key);
+		await sleepUntil(openedAt + 2200);
+		const renewed = await send(server, "/api/faxes");
+
+		const refused = { status: 429, limit: "2", remaining: "0", retryAfter: "2", reset: String(second + 3) };
+		expect(counted).toEqual([allowed(1, 2), allowed(0, 2, 404)]);
+		expect(firstRefusal).toEqual(refused);
+		expect(refusals).toEqual(Array.from({ length: 20 }, () => refused));
+		expect([callsAfter - callsBefore, countInRedis]).toEqual([0, "3"]);
+		expect(renewed).toEqual(allowed(1, 2));
+		expect(await redis.checker.get(key)).toBe("1");
 	});
 
 	test("two instances on one Redis share every count", async () => {

@@ -99,7 +99,7 @@ export async function startOfSecond(): Promise<number> {
 	return Math.floor(Date.now() / 1000);
 }
 
-async function sleepUntil(timeMs: number): Promise<void> {
+export async function sleepUntil(timeMs: number): Promise<void> {
 	const left = timeMs - Date.now();
 	if (left > 0) await Bun.sleep(left);
 }
