@@ -1,7 +1,9 @@
 import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import { FORBIDDEN_TEXT } from "./answer-schemas.ts";
+import { httpDateNow } from "./http-date.ts";
 import type { requestLog } from "./request-log.ts";
+import { SECURITY_HEADERS } from "./security-headers.ts";
 
 // CORS for a public, credential-free API: every answer allows any origin and
 // exposes the rate-limit headers and the ETag a conditional poll sends back;
@@ -23,12 +25,17 @@ const CORS = cors({
 	// "undefined" for a plain OPTIONS and treats every OPTIONS as one.
 	preflight: false,
 });
-const FIXED_HEADERS = { "cache-control": "no-store, private", "access-control-allow-origin": "*" };
+const FIXED_HEADERS = {
+	"cache-control": "no-store, private",
+	"access-control-allow-origin": "*",
+	...SECURITY_HEADERS,
+};
 const PREFLIGHT_MAX_AGE = String(24 * 3600);
 
 /**
  * What every answer carries before any route runs: `Cache-Control`, CORS, the
- * answer to a preflight, and the 403 of the default Python `urllib` agent.
+ * security headers, a HEAD's `Date`, the answer to a preflight, and the 403
+ * of the default Python `urllib` agent.
  * Neither of the last two reaches a route, so neither is counted by the rate
  * limit; both are reported to the request log here.
  */
@@ -37,6 +44,7 @@ export function answerHeaders(reportEarly: ReturnType<typeof requestLog>["report
 		.use(CORS)
 		.headers(FIXED_HEADERS)
 		.onRequest(({ request, set, server }) => {
+			if (request.method === "HEAD") set.headers.date = httpDateNow();
 			// A plain OPTIONS is no preflight: like any other request, it meets the 403 below.
 			if (request.method === "OPTIONS" && request.headers.get("access-control-request-method") !== null) {
 				set.status = 204;
