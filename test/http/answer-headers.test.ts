@@ -100,6 +100,7 @@ const cases: [string, string, Record<string, string>, number, [string, string][]
 		],
 	],
 	["GET", "/nope", {}, 404, [["content-length", "14"], JSON_TYPE]],
+	["HEAD", "/nope", {}, 404, [["content-length", "14"], JSON_TYPE]],
 	[
 		"GET",
 		"/api/faxes",
@@ -111,19 +112,21 @@ const cases: [string, string, Record<string, string>, number, [string, string][]
 		],
 	],
 	["GET", "/cdn/faxes/fax_one.pdf", {}, 404, [["content-length", "14"], JSON_TYPE]],
-	[
-		"GET",
-		"/api/faxes",
-		{},
-		429,
-		[
-			["content-length", "32"],
-			JSON_TYPE,
-			["retry-after", "60"],
-			...counted(0),
-			["x-ratelimit-reset", String(NOW_SECONDS + 60)],
+	...(["GET", "HEAD"] as const).map(
+		(method): [string, string, Record<string, string>, number, [string, string][]] => [
+			method,
+			"/api/faxes",
+			{},
+			429,
+			[
+				["content-length", "32"],
+				JSON_TYPE,
+				["retry-after", "60"],
+				...counted(0),
+				["x-ratelimit-reset", String(NOW_SECONDS + 60)],
+			],
 		],
-	],
+	),
 ];
 
 test("every kind of answer carries exactly its headers", async () => {
@@ -215,6 +218,13 @@ const kinds: [string, string, Record<string, string>, number, [string, string][]
 	],
 	[
 		"GET",
+		"/docs",
+		{},
+		200,
+		[["content-length", LENGTH], HTML_TYPE, ["content-security-policy", DOCS_POLICY], ...represented],
+	],
+	[
+		"HEAD",
 		"/docs",
 		{},
 		200,
