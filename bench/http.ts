@@ -23,6 +23,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { FaxStore, openDatabase } from "../lib/db/index.ts";
+import { SECURITY_HEADERS } from "../lib/http/index.ts";
 import { startRedisServer } from "../testkit/redis-server.ts";
 import { startServerProcess } from "../testkit/server-process.ts";
 import { type LoadResult, runLoad } from "./load.ts";
@@ -177,8 +178,8 @@ function scenarios(): Scenario[] {
 	];
 }
 
-/** Status and body as sent: compressed when the scenario asks for it. */
-async function fetchAnswer(server: Server, scenario: Scenario): Promise<[number, string]> {
+/** Status and body as sent (compressed when the scenario asks for it), and the security headers' values. */
+async function fetchAnswer(server: Server, scenario: Scenario): Promise<[number, string, string[]]> {
 	const response = await fetch(`http://127.0.0.1:${server.port}${scenario.path}`, {
 		headers: {
 			"user-agent": "testfax-bench/1.0",
@@ -187,13 +188,16 @@ async function fetchAnswer(server: Server, scenario: Scenario): Promise<[number,
 		},
 		decompress: false,
 	});
-	return [response.status, Buffer.from(await response.arrayBuffer()).toString("latin1")];
+	const security = Object.keys(SECURITY_HEADERS).map((name) => `${name}: ${response.headers.get(name)}`);
+	return [response.status, Buffer.from(await response.arrayBuffer()).toString("latin1"), security];
 }
 
-async function sameAnswers(servers: Server[], scenario: Scenario): Promise<[number, string]> {
+async function sameAnswers(servers: Server[], scenario: Scenario): Promise<[number, string, string[]]> {
 	const answers = await Promise.all(servers.map((server) => fetchAnswer(server, scenario)));
 	const [first] = answers;
-	if (first === undefined || answers.some(([status, body]) => status !== first[0] || body !== first[1])) {
+	const differs = ([status, body, security]: [number, string, string[]]) =>
+		status !== first?.[0] || body !== first[1] || security.join("\n") !== first[2].join("\n");
+	if (first === undefined || answers.some(differs)) {
 		throw new Error(`the servers answer ${scenario.path} differently:\n${JSON.stringify(answers, null, 1)}`);
 	}
 	return first;
@@ -300,7 +304,7 @@ export async function benchSize(
 		// The ceiling's 429 comes from its own Redis count, like the service's.
 		for (const scenario of all)
 			if (scenario.ceiling && scenario.clients !== USED)
-				bodies[scenario.path] = await fetchAnswer(service, scenario);
+				bodies[scenario.path] = (await fetchAnswer(service, scenario)).slice(0, 2) as [number, string];
 		const bodiesPath = join(dir, "bodies.json");
 		await Bun.write(bodiesPath, JSON.stringify(bodies));
 		const redisEnv = { ...common, REDIS_URL: redisUrl };

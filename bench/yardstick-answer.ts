@@ -4,7 +4,7 @@
  * the Redis round trip through the one-write body of lib/http (else each
  * yardstick would pay Bun 1.4.5's uncorked writes the service no longer pays).
  */
-import { oneWriteReady } from "../lib/http/index.ts";
+import { oneWriteReady, SECURITY_HEADERS } from "../lib/http/index.ts";
 
 export const TOO_MANY = '{"message":"Too Many Attempts."}';
 
@@ -16,6 +16,7 @@ const FIXED_HEADERS = {
 	"access-control-allow-methods": "GET, HEAD, OPTIONS",
 	"cache-control": "no-store, private",
 	"content-type": "application/json; charset=utf-8",
+	...SECURITY_HEADERS,
 };
 
 const WINDOW_SECONDS = 60;

@@ -38,6 +38,8 @@ export interface BrowserFixture {
 function isLoopback(url: string): boolean {
 	const { protocol, hostname } = new URL(url);
 	if (protocol === "data:" || protocol === "blob:" || protocol === "about:") return true;
+	// The browser's own pages and extensions (its PDF viewer) come from inside it.
+	if (protocol === "chrome:" || protocol === "chrome-extension:") return true;
 	return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
 }
 

@@ -2,8 +2,10 @@ import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import { FORBIDDEN_TEXT } from "./answer-schemas.ts";
 import { isValidHostField } from "./host-field.ts";
+import { httpDateNow } from "./http-date.ts";
 import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 import type { requestLog } from "./request-log.ts";
+import { SECURITY_HEADERS } from "./security-headers.ts";
 
 // CORS for a public, credential-free API: every answer allows any origin and
 // exposes the rate-limit headers and the ETag a conditional poll sends back;
@@ -25,22 +27,27 @@ const CORS = cors({
 	// "undefined" for a plain OPTIONS and treats every OPTIONS as one.
 	preflight: false,
 });
-const FIXED_HEADERS = { "cache-control": "no-store, private", "access-control-allow-origin": "*" };
+const FIXED_HEADERS = {
+	"cache-control": "no-store, private",
+	"access-control-allow-origin": "*",
+	...SECURITY_HEADERS,
+};
 const PREFLIGHT_MAX_AGE = String(24 * 3600);
 const BAD_HOST = messageJson(ERROR_MESSAGES.badHost);
 
 /**
  * What every answer carries before any route runs: `Cache-Control`, CORS, the
- * 400 of a Host the request cannot have (RFC 9112 3.2), the answer to a
- * preflight, and the 403 of the default Python `urllib` agent. None of the
- * last three reaches a route, so none is counted by the rate limit; each is
- * reported to the request log here.
+ * security headers, a HEAD's `Date`, the 400 of a Host the request cannot
+ * have (RFC 9112 3.2), the answer to a preflight, and the 403 of the default
+ * Python `urllib` agent. None of the last three reaches a route, so none is
+ * counted by the rate limit; each is reported to the request log here.
  */
 export function answerHeaders(reportEarly: ReturnType<typeof requestLog>["reportEarly"]) {
 	return new Elysia()
 		.use(CORS)
 		.headers(FIXED_HEADERS)
 		.onRequest(({ request, set, server }) => {
+			if (request.method === "HEAD") set.headers.date = httpDateNow();
 			if (!isValidHostField(request.headers.get("host"))) {
 				set.status = 400;
 				set.headers["content-type"] = JSON_TYPE;

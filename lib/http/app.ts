@@ -5,7 +5,10 @@ import { Representation } from "../representation/index.ts";
 import { answerHeaders } from "./answer-headers.ts";
 import { emptySlugAnswer, emptySlugPaths } from "./empty-slug.ts";
 import { errorAnswers } from "./error-answers.ts";
+import { fileAsSetAdapter } from "./file-adapter.ts";
+import { fileBody } from "./file-answer.ts";
 import { hostIndependentAdapter } from "./host-independent-adapter.ts";
+import { httpDateNow } from "./http-date.ts";
 import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 import { negotiatedBody } from "./negotiate.ts";
 import { oneWriteAdapter } from "./one-write-adapter.ts";
@@ -13,6 +16,7 @@ import { countRequest, rateLimit } from "./rate-limit-plugin.ts";
 import { type RequestObserver, requestLog } from "./request-log.ts";
 import type { Listener, Route, RouteAnswer, RouteServices } from "./route.ts";
 import { routePathOf } from "./route-path.ts";
+import { SECURITY_HEADERS } from "./security-headers.ts";
 
 export interface AppOptions {
 	/** The files of routes/, keyed by their path under it; each app serves those of its listener. */
@@ -30,8 +34,9 @@ export interface AppOptions {
 }
 
 const ALLOWED_METHODS = "GET, HEAD";
-const PUBLIC_ADAPTER = oneWriteAdapter(hostIndependentAdapter);
+const PUBLIC_ADAPTER = oneWriteAdapter(fileAsSetAdapter(hostIndependentAdapter));
 const METHOD_NOT_ALLOWED = messageJson(ERROR_MESSAGES.methodNotAllowed);
+const ADMIN_HEADERS = { "cache-control": "no-store", ...SECURITY_HEADERS };
 
 function routesOf(routes: Record<string, Route>, listener: Listener): [string, Route][] {
 	return Object.entries(routes).filter(([, route]) => route.listener === listener);
@@ -73,6 +78,7 @@ export function createApp(options: AppOptions) {
 				const { body } = answer;
 				if (body instanceof Representation)
 					return negotiatedBody(body, request, set, answer.type ?? JSON_TYPE);
+				if (body instanceof Blob) return fileBody(body, answer.type ?? JSON_TYPE, request, set);
 				set.headers["content-type"] = answer.type ?? JSON_TYPE;
 				return body;
 			},
@@ -102,8 +108,9 @@ export function createApp(options: AppOptions) {
 export function createAdminApp(options: Pick<AppOptions, "routes" | "services" | "observer">) {
 	const { services } = options;
 	const app = new Elysia({ adapter: hostIndependentAdapter })
-		.onRequest(({ set }) => {
-			set.headers["cache-control"] = "no-store";
+		.headers(ADMIN_HEADERS)
+		.onRequest(({ request, set }) => {
+			if (request.method === "HEAD") set.headers.date = httpDateNow();
 		})
 		.use(errorAnswers(options.observer.failed));
 	for (const [file, route] of routesOf(options.routes, "admin")) {

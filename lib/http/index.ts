@@ -34,3 +34,4 @@ export {
 	type RouteServices,
 } from "./route.ts";
 export { routePathOf } from "./route-path.ts";
+export { RECEIVED_FILE_POLICY, SECURITY_HEADERS } from "./security-headers.ts";

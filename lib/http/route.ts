@@ -1,4 +1,5 @@
 import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
+import type { BunFile } from "bun";
 import type { FaxStore } from "../db/index.ts";
 import type { RecentFaxes } from "../recent/index.ts";
 import type { Representation } from "../representation/index.ts";
@@ -52,8 +53,9 @@ export interface RouteAnswer {
 	 * JSON text unless `type` says otherwise: handlers serialise, so faxes can
 	 * be served from remembered text. A Representation is answered with its
 	 * ETag, compressed as the request accepts, or 304 to a matching If-None-Match.
+	 * A file is answered with its validators and byte ranges (lib/http/file-answer.ts).
 	 */
-	body: string | Blob | Representation;
+	body: string | BunFile | Representation;
 	/** Content-Type; JSON when absent. */
 	type?: string;
 	/** Further headers of this answer. */

@@ -1,5 +1,5 @@
 import type { Fax } from "../fax/index.ts";
-import { escapeHtml, htmlPage } from "./html.ts";
+import { escapeHtml, type HtmlPage, htmlPage, pageScript } from "./html.ts";
 
 const SOURCES: Record<Fax["source"], string> = {
 	phone: "Fax by phone",
@@ -36,7 +36,7 @@ function pagesText(count: number): string {
 
 // The time in the reader's own zone is an addition: without script the page
 // shows UTC, which is all it needs.
-const LOCAL_TIME_SCRIPT = `
+const LOCAL_TIME_SCRIPT = pageScript(`
 for (const time of document.querySelectorAll("time[data-local]")) {
 	const local = document.getElementById(time.dataset.local);
 	local.textContent = new Date(time.dateTime).toLocaleString(undefined, {
@@ -45,7 +45,7 @@ for (const time of document.querySelectorAll("time[data-local]")) {
 	});
 	local.parentElement.hidden = false;
 }
-`;
+`);
 
 function filesPart(fax: Fax): string {
 	if (
@@ -65,7 +65,7 @@ function filesPart(fax: Fax): string {
 }
 
 /** The page of one fax: what the API says of it, for people, readable without script. */
-export function faxPage(fax: Fax): string {
+export function faxPage(fax: Fax): HtmlPage {
 	const sender = fax.from === null ? "Unknown (the fax came with no sender ID)" : escapeHtml(fax.from);
 	const body = `<main>
 <h1>Test fax ${escapeHtml(fax.slug)}</h1>
@@ -82,24 +82,29 @@ ${filesPart(fax)}
 <p>Every test fax is public for 30 days after it was received, then removed. The sender is masked.</p>
 <p><a href="/api/faxes/${escapeHtml(fax.slug)}">This fax as JSON</a> · <a href="/docs">API documentation</a></p>
 </footer>`;
-	return htmlPage(`Test fax ${fax.slug}, received ${utcText(fax.received_at)}`, body, LOCAL_TIME_SCRIPT);
+	return htmlPage(`Test fax ${fax.slug}, received ${utcText(fax.received_at)}`, body, {
+		script: LOCAL_TIME_SCRIPT,
+		imageOrigin: fax.thumbnail_url === null ? undefined : new URL(fax.thumbnail_url).origin,
+	});
 }
 
-/** The page of an ID no fax has (yet). */
-export function missingFaxPage(slug: string): string {
-	return htmlPage(
-		"No such test fax",
-		`<main>
+/**
+ * The page of an address no fax has (yet). It does not repeat the address: a
+ * page that shows any text put in a link would let the link's author write on
+ * this site (content spoofing).
+ */
+export const MISSING_FAX_PAGE = htmlPage(
+	"No such test fax",
+	`<main>
 <h1>No such test fax</h1>
-<p>No test fax has the ID <code>${escapeHtml(slug)}</code>. A fax shows here only once its processing is
+<p>No test fax has this address. A fax shows here only once its processing is
 done, usually 1 to 2 minutes after the call ends: try again shortly.</p>
 <p><a href="/docs">API documentation</a></p>
 </main>`,
-	);
-}
+);
 
 /** The page of a fax that was removed. */
-export function removedFaxPage(slug: string): string {
+export function removedFaxPage(slug: string): HtmlPage {
 	return htmlPage(
 		"Test fax removed",
 		`<main>

@@ -6,9 +6,33 @@ const ESCAPES: Record<string, string> = {
 	"'": "&#39;",
 };
 
-/** Text made safe for HTML content and quoted attribute values. */
+// A control character is a parse error in HTML (and NUL is replaced, a
+// character reference to one is an error too): each C0 control and DEL shows
+// as its symbol from Unicode's Control Pictures (U+0007 as ␇), so a reader sees
+// that a sender held one; a C1 control (U+0080–U+009F), which has no symbol,
+// shows as U+FFFD.
+const CONTROL_PICTURES = 0x2400;
+const DELETE_PICTURE = "\u2421";
+const REPLACEMENT = "\ufffd";
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its job
+const SPECIAL = /[&<>"'\u0000-\u001f\u007f-\u009f]/g;
+
+function replacementOf(char: string): string {
+	const escaped = ESCAPES[char];
+	if (escaped !== undefined) return escaped;
+	const code = char.charCodeAt(0);
+	if (code < 0x20) return String.fromCharCode(CONTROL_PICTURES + code);
+	return code === 0x7f ? DELETE_PICTURE : REPLACEMENT;
+}
+
+/** Text made safe for HTML content and quoted attribute values, with no control character left. */
 export function escapeHtml(text: string): string {
-	return text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+	return text.replace(SPECIAL, replacementOf);
+}
+
+/** The `'sha256-…'` source that lets exactly this inline script or style apply under a policy. */
+function hashSource(text: string): string {
+	return `'sha256-${new Bun.CryptoHasher("sha256").update(text).digest("base64")}'`;
 }
 
 /** The pages' shared look: readable without any script, in light and dark. */
@@ -25,9 +49,39 @@ a { color: LinkText; }
 footer { margin-top: 2rem; font-size: 0.9rem; }
 `;
 
-/** A whole page: title, the shared look, the body, and an optional script that only adds to it. */
-export function htmlPage(title: string, body: string, script = ""): string {
-	return `<!doctype html>
+const STYLE_SOURCE = hashSource(STYLE);
+
+/** A page and the Content-Security-Policy it is sent with. */
+export interface HtmlPage {
+	html: string;
+	policy: string;
+}
+
+/** What a page may load besides its shared look. */
+export interface PageParts {
+	/** An inline script that only adds to the page; a constant, so its hash is taken once. */
+	script?: { text: string; source: string };
+	/** The origin its images come from (the CDN's); none when it shows no image. */
+	imageOrigin?: string;
+}
+
+/** A script for `PageParts`: its text and the hash source that allows it. */
+export function pageScript(text: string): { text: string; source: string } {
+	return { text, source: hashSource(text) };
+}
+
+// Only the page's own style and script apply, images come from the CDN only,
+// and nothing else is loaded, submitted, rebased or framed.
+function policyOf(parts: PageParts): string {
+	const script = parts.script === undefined ? "" : `; script-src ${parts.script.source}`;
+	const images = parts.imageOrigin === undefined ? "" : `; img-src ${parts.imageOrigin}`;
+	return `default-src 'none'${script}; style-src ${STYLE_SOURCE}${images}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
+
+/** A whole page: title, the shared look, the body, and what else it uses; with its policy. */
+export function htmlPage(title: string, body: string, parts: PageParts = {}): HtmlPage {
+	const script = parts.script?.text;
+	const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -37,7 +91,8 @@ export function htmlPage(title: string, body: string, script = ""): string {
 </head>
 <body>
 ${body}
-${script === "" ? "" : `<script>${script}</script>\n`}</body>
+${script === undefined ? "" : `<script>${script}</script>\n`}</body>
 </html>
 `;
+	return { html, policy: policyOf(parts) };
 }

@@ -1,3 +1,3 @@
 // HTML pages for people: the page of a fax behind `view_url`.
-export { faxPage, missingFaxPage, removedFaxPage } from "./fax-page.ts";
-export { escapeHtml, htmlPage } from "./html.ts";
+export { faxPage, MISSING_FAX_PAGE, removedFaxPage } from "./fax-page.ts";
+export { escapeHtml, type HtmlPage, htmlPage } from "./html.ts";

@@ -6,7 +6,8 @@ const HTML_TYPE = "text/html; charset=utf-8";
 // Redoc reads the description and renders it in the page; its bundle comes from
 // this server (routes/docs/redoc.standalone.js.ts), so the page works offline.
 // The policy keeps it so: nothing is loaded from elsewhere (Redoc's sidebar
-// would fetch its maker's logo; refused, the image removes itself).
+// would fetch its maker's logo; refused, the image removes itself). Sent as a
+// header, as only a header can forbid framing the page.
 const POLICY = [
 	"default-src 'self'",
 	"img-src 'self' data:",
@@ -14,13 +15,14 @@ const POLICY = [
 	"worker-src 'self' blob:",
 	"base-uri 'none'",
 	"form-action 'none'",
+	"frame-ancestors 'none'",
 ].join("; ");
+const HEADERS = { "content-security-policy": POLICY };
 
 const PAGE = new Representation(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>testfax API documentation</title>
 <style>body { margin: 0; }</style>
@@ -38,4 +40,9 @@ const PAGE = new Representation(`<!doctype html>
 `);
 
 /** GET /docs: the API description rendered for people. */
-export const route = definePlainRoute(() => ({ status: 200, body: PAGE, type: HTML_TYPE }));
+export const route = definePlainRoute(() => ({
+	status: 200,
+	body: PAGE,
+	type: HTML_TYPE,
+	headers: HEADERS,
+}));

@@ -1,8 +1,12 @@
 import { type Fax, isSlugShape, retentionCutoff } from "../../lib/fax/index.ts";
-import { definePlainRoute } from "../../lib/http/index.ts";
-import { faxPage, missingFaxPage, removedFaxPage } from "../../lib/pages/index.ts";
+import { definePlainRoute, type RouteAnswer } from "../../lib/http/index.ts";
+import { faxPage, type HtmlPage, MISSING_FAX_PAGE, removedFaxPage } from "../../lib/pages/index.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
+
+function pageAnswer(status: number, page: HtmlPage): RouteAnswer {
+	return { status, body: page.html, type: HTML_TYPE, headers: { "content-security-policy": page.policy } };
+}
 
 /**
  * GET /faxtest/<slug>: the fax's page, where the default SITE_BASE_URL points,
@@ -15,9 +19,7 @@ export const route = definePlainRoute(({ params, now }, { faxes }) => {
 	const found = isSlugShape(slug)
 		? faxes.lookup(slug, retentionCutoff(now), now)
 		: { state: "missing" as const };
-	if (found.state === "found") {
-		return { status: 200, body: faxPage(JSON.parse(found.answer.text) as Fax), type: HTML_TYPE };
-	}
-	if (found.state === "removed") return { status: 410, body: removedFaxPage(slug), type: HTML_TYPE };
-	return { status: 404, body: missingFaxPage(slug), type: HTML_TYPE };
+	if (found.state === "found") return pageAnswer(200, faxPage(JSON.parse(found.answer.text) as Fax));
+	if (found.state === "removed") return pageAnswer(410, removedFaxPage(slug));
+	return pageAnswer(404, MISSING_FAX_PAGE);
 });

@@ -160,12 +160,72 @@ describe("the fax page in Chromium", () => {
 				status,
 				heading,
 			});
-			expect(await page.locator("main").innerText()).toContain(slug);
+			// A removed fax's page names it; a 404 repeats nothing of the address.
+			expect({ slug, named: (await page.locator("main").innerText()).includes(slug) }).toEqual({
+				slug,
+				named: status === 410,
+			});
 		}
 		await page.goto(`${server.baseUrl}/faxtest/fax_nothere`);
 		await browser.screenshot(page, "fax-page-404");
 		await page.goto(`${server.baseUrl}/faxtest/fax_DemoRemoved1`);
 		await browser.screenshot(page, "fax-page-410");
+		await page.close();
+	});
+});
+
+describe("the security headers in Chromium", () => {
+	test("the fax page runs its script under its policy and refuses any other", async () => {
+		const page = await browser.newPage();
+		const errors = watchErrors(page);
+		await page.goto(`${server.baseUrl}/faxtest/fax_DemoPhone01`);
+		expect(await page.locator("#local-time").innerText()).not.toBe("");
+		// As an attacker's markup would: a script the policy does not name.
+		const injected = await page.evaluate(`(() => {
+			const script = document.createElement("script");
+			script.textContent = "document.body.dataset.injected = 'ran';";
+			document.body.append(script);
+			return document.body.dataset.injected ?? "refused";
+		})()`);
+		expect(injected).toBe("refused");
+		expect(errors).toEqual([expect.stringContaining("Executing inline script violates")]);
+		await page.close();
+	});
+
+	test("neither the fax page nor /docs can be framed", async () => {
+		for (const path of ["/faxtest/fax_DemoPhone01", "/docs"]) {
+			const page = await browser.newPage();
+			const errors = watchErrors(page);
+			await page.setContent(`<iframe src="${server.baseUrl}${path}"></iframe>`);
+			await page.waitForLoadState("load");
+			expect({ path, errors }).toEqual({
+				path,
+				errors: [
+					`Framing '${server.baseUrl}/' violates the following Content Security Policy directive: "frame-ancestors 'none'". The request has been blocked.\n`,
+				],
+			});
+			await page.close();
+		}
+	});
+
+	test("a received PDF opens in Chromium's PDF viewer, sandboxed", async () => {
+		const page = await browser.newPage();
+		const url = `${server.baseUrl}/cdn/faxes/fax_DemoPhone01.pdf`;
+		const [response] = await Promise.all([page.waitForResponse(url), page.goto(url)]);
+		expect((await response.allHeaders())["content-security-policy"]).toEndWith("; sandbox");
+		expect([page.url(), await page.evaluate("document.contentType")]).toEqual([url, "application/pdf"]);
+		// The viewer is the browser's own page in a frame of the PDF's document; refused, there is none.
+		let viewer = page.frames().find((frame) => frame.url().startsWith("chrome-extension://"));
+		for (let tries = 0; viewer === undefined && tries < 50; tries++) {
+			await page.waitForTimeout(100);
+			viewer = page.frames().find((frame) => frame.url().startsWith("chrome-extension://"));
+		}
+		// It names the document by its Content-Disposition once it has read it.
+		const title = viewer?.locator("#title");
+		await title?.waitFor({ timeout: 10_000 });
+		expect(await title?.innerText()).toBe("fax_DemoPhone01.pdf");
+		expect(browser.offsite).toEqual([]);
+		await browser.screenshot(page, "fax-pdf-sandboxed");
 		await page.close();
 	});
 });
@@ -191,5 +251,32 @@ describe("GET /faxtest/<slug> over HTTP", () => {
 		const head = await own.request("/faxtest/fax_odd1", { method: "HEAD" });
 		expect(head.status).toBe(200);
 		expect(await head.text()).toBe("");
+	});
+
+	test("a 404 page repeats nothing of the address asked for", async () => {
+		const own = await startServer({ clock: fixedClock });
+		for (const path of ["/faxtest/fax_CallUs0800123456", "/faxtest/Your%20account%20is%20closed"]) {
+			const response = await own.request(path);
+			const html = await response.text();
+			expect({ path, status: response.status }).toEqual({ path, status: 404 });
+			expect({ path, echoed: html.includes("CallUs") || html.includes("account") }).toEqual({
+				path,
+				echoed: false,
+			});
+		}
+	});
+
+	test("control characters in a sender show as visible symbols, never raw; the JSON escapes them", async () => {
+		const sender = "A\u0000B\u0007C\tD\u001bE\u007fF\u0085G";
+		const own = await startServer({ clock: fixedClock, faxes: [faxRecord({ slug: "fax_ctrl1", sender })] });
+		const html = await (await own.request("/faxtest/fax_ctrl1")).text();
+		expect(html).toContain("<dt>Sender</dt><dd>A\u2400B\u2407C\u2409D\u241bE\u2421F\ufffdG</dd>");
+		const controls = [...html].filter((char) => {
+			const code = char.charCodeAt(0);
+			return (code < 0x20 && !"\t\n\r".includes(char)) || (code >= 0x7f && code <= 0x9f);
+		});
+		expect(controls).toEqual([]);
+		const json = await (await own.request("/api/faxes/fax_ctrl1")).text();
+		expect(json).toContain('"from":"A\\u0000B\\u0007C\\tD\\u001bE\u007fF\u0085G"');
 	});
 });

@@ -4,6 +4,7 @@ import {
 	EMPTY_MESSAGE,
 	ERROR_MESSAGES,
 	messageJson,
+	RECEIVED_FILE_POLICY,
 	type RouteAnswer,
 } from "../../../lib/http/index.ts";
 import { faxFilePaths } from "../../../lib/storage/index.ts";
@@ -24,8 +25,10 @@ const busy: RouteAnswer = {
  * faxes the API lists: a removed or expired fax's files are gone from here at
  * once, even before the purge deletes them. Paths are built from the slug only.
  *
- * Bun sends the file with sendfile(2) as the client's socket takes it (one
- * Range is answered 206 by Elysia), so a slow client costs neither memory nor
+ * The file is the one received, as it was received, so it is sent as a
+ * sandboxed document (RECEIVED_FILE_POLICY), to be shown, under its own name.
+ * Bun sends it with sendfile(2) as the client's socket takes it (with its
+ * validators and ranges: lib/http/file-answer.ts), so a slow client costs neither memory nor
  * time of the event loop, only its connection and an open file. Those are
  * bounded: a download is refused while CDN_MAX_DOWNLOADS requests are in
  * flight. Bun reports no download's end to the app, but it counts every
@@ -43,6 +46,14 @@ export const route = definePlainRoute(
 		const paths = faxFilePaths(storageDir, slug);
 		const file = Bun.file(suffix === ".pdf" ? paths.pdf : paths.thumbnail);
 		if (!(await file.exists())) return missing;
-		return { status: 200, body: file, type: TYPES[suffix] ?? "application/octet-stream" };
+		return {
+			status: 200,
+			body: file,
+			type: TYPES[suffix] ?? "application/octet-stream",
+			headers: {
+				"content-security-policy": RECEIVED_FILE_POLICY,
+				"content-disposition": `inline; filename="${slug}${suffix}"`,
+			},
+		};
 	},
 );
