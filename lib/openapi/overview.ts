@@ -29,7 +29,7 @@ The guide for API users, with the masking and matching rules, every error messag
   body is byte for byte the uncompressed one.
 - Set a \`User-Agent\` of your own. Requests with the default one of Python's \`urllib\`
   (\`Python-urllib/…\`) are refused with a 403 and a short text.
-- The paths carry no version; this description is version 1.0.0.
+- The paths carry no version; this description is version 1.1.0 (docs/API.md lists the changes since 1.0.0).
 
 ## Waiting for a test fax
 
