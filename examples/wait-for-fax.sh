@@ -4,9 +4,11 @@
 # The reference client of "Waiting for a test fax" in docs/API.md, in POSIX sh.
 # Needs curl and jq (1.6 or later); nothing else beyond common tools (mktemp, dd,
 # sed, tr, sleep). Start it, then send the fax: it notes the time before you
-# send, asks the list every 15 seconds with that same `since` and `limit=100`,
-# waits out a 429 as Retry-After says, and prints the oldest matching fax as
-# one line of JSON.
+# send, asks the list with that same `since`, `limit=100`, `wait=30` and the
+# last answer's ETag as If-None-Match, so the server answers as soon as the
+# list changes, waits out a 429 as Retry-After says, and prints the oldest
+# matching fax as one line of JSON. Against a server that answers at once with
+# nothing new (one older than `wait`), it asks every 15 seconds.
 #
 #   sh wait-for-fax.sh --base-url https://api.example.com --from +15551234567
 #   sh wait-for-fax.sh --base-url https://api.example.com --pages 2
@@ -65,13 +67,35 @@ trap 'exit 143' TERM
 set -- --data-urlencode "since=$since" --data-urlencode 'limit=100'
 [ -z "$from" ] || set -- "$@" --data-urlencode "from=$from"
 
+# The value of header $1 (in lower case) in the last answer, empty when it has none.
+header() {
+	tr -d '\r' <"$work/headers" |
+		awk -v name="$1" 'tolower(substr($0, 1, index($0, ":") - 1)) == name { sub(/^[^:]*: */, ""); v = $0 } END { print v }'
+}
+
+# One GET of the list: $1 the wait (0: none), $2 the ETag to send (may be
+# empty), then the query; prints the status and the seconds it took.
+poll() {
+	poll_wait=$1 poll_etag=$2
+	shift 2
+	[ "$poll_wait" -eq 0 ] || set -- "$@" --data-urlencode "wait=$poll_wait"
+	[ -z "$poll_etag" ] || set -- "$@" -H "If-None-Match: $poll_etag"
+	curl -sS -G --max-time $((poll_wait + 30)) -A "$USER_AGENT" -H 'Accept: application/json' \
+		-D "$work/headers" -o "$work/body" -w '%{http_code} %{time_total}' "$@" "${base_url%/}/api/faxes" 2>"$work/error"
+}
+
 log "waiting up to $timeout s for a fax received after $since: send it now"
-polls=0 failure=''
+polls=0 failure='' etag=''
 while :; do
 	polls=$((polls + 1))
 	delay=$interval
-	status=$(curl -sS -G --max-time 30 -A "$USER_AGENT" -H 'Accept: application/json' \
-		-D "$work/headers" -o "$work/body" -w '%{http_code}' "$@" "${base_url%/}/api/faxes" 2>"$work/error")
+	# Never held past the time limit (at most the API's 30 s); the poll on it asks without wait.
+	wait=$(jq -n --argjson deadline "$deadline" --argjson now "$(now)" '[$deadline - $now, 30] | min | floor | [., 0] | max')
+	sent_etag=$etag
+	answer=$(poll "$wait" "$sent_etag" "$@")
+	status=${answer% *}
+	# Held by the server (it answers up to a tenth early): the next poll may go at once.
+	held=$(jq -n --argjson took "${answer#* }" --argjson wait "$wait" '$wait > 0 and $took >= $wait * 0.85')
 	message=$(jq -r '.message? // empty' "$work/body" 2>/dev/null)
 	case $status in
 	200)
@@ -84,15 +108,23 @@ while :; do
 			exit 0
 		elif jq -e 'type == "array"' "$work/body" >/dev/null 2>&1; then
 			failure=''
+			etag=$(header etag)
 			log "poll $polls: no fax yet"
+			# A held answer, or a list not seen before: ask again at once.
+			if [ "$held" = true ] || { [ -n "$etag" ] && [ "$etag" != "$sent_etag" ]; }; then delay=0; fi
 		else
 			failure="kept failing: HTTP 200 with something that is not a list of faxes"
 			log "poll $polls: the answer is not a list of faxes, trying again"
 		fi
 		;;
+	304)
+		failure=''
+		log "poll $polls: no fax yet"
+		[ "$held" != true ] || delay=0
+		;;
 	429)
 		failure=''
-		delay=$(tr -d '\r' <"$work/headers" | sed -n 's/^[Rr][Ee][Tt][Rr][Yy]-[Aa][Ff][Tt][Ee][Rr]: *\([0-9][0-9]*\)$/\1/p')
+		delay=$(header retry-after | sed -n 's/^\([0-9][0-9]*\)$/\1/p')
 		[ -n "$delay" ] && [ "$delay" -ge 1 ] || delay=$interval
 		log "poll $polls: HTTP 429, waiting $delay s as Retry-After says"
 		;;

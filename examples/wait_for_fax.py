@@ -3,9 +3,11 @@
 
 The reference client of "Waiting for a test fax" in docs/API.md. Python 3.8 or
 later, standard library only. Start it, then send the fax: it notes the time
-before you send, asks the list every 15 seconds with that same `since` and
-`limit=100`, waits out a 429 as `Retry-After` says, and prints the oldest
-matching fax as one line of JSON.
+before you send, asks the list with that same `since`, `limit=100`, `wait=30`
+and the last answer's ETag as If-None-Match, so the server answers as soon as
+the list changes, waits out a 429 as `Retry-After` says, and prints the oldest
+matching fax as one line of JSON. Against a server that answers at once with
+nothing new (one older than `wait`), it asks every 15 seconds.
 
     python3 wait_for_fax.py --base-url https://api.example.com --from +15551234567
     python3 wait_for_fax.py --base-url https://api.example.com --pages 2
@@ -33,6 +35,11 @@ from datetime import datetime, timedelta, timezone
 # Never the library default: the API refuses Python-urllib/* with a 403.
 USER_AGENT = "testfax-wait-example/1.0 (Python)"
 REQUEST_TIMEOUT_SECONDS = 30
+# The longest `wait` the API takes.
+MAX_WAIT_SECONDS = 30
+# An answer that took this share of its `wait` was held by the server (which
+# answers up to a tenth early): the next poll may go at once.
+HELD_SHARE = 0.85
 
 FOUND, TIMED_OUT, REFUSED, UNREACHABLE = 0, 1, 2, 3
 
@@ -86,11 +93,14 @@ def list_url(base_url, since, sender):
     return f"{base_url.rstrip('/')}/api/faxes?{urllib.parse.urlencode(query)}"
 
 
-def get(url):
+def get(url, etag, wait):
     """(status, headers, body text) of a GET; raises OSError when there is no answer."""
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
+    headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+    if etag is not None:
+        headers["If-None-Match"] = etag
+    request = urllib.request.Request(url, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECONDS) as answer:
+        with urllib.request.urlopen(request, timeout=wait + REQUEST_TIMEOUT_SECONDS) as answer:
             return answer.status, answer.headers, answer.read().decode("utf-8")
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read().decode("utf-8", "replace")
@@ -132,14 +142,20 @@ def main():
 
     polls = 0
     last_failure = None
+    etag = None
     while True:
         polls += 1
         delay = arguments.interval
+        # Never held past the time limit; the poll on it asks without wait.
+        wait = max(0, min(MAX_WAIT_SECONDS, int(deadline - time.monotonic())))
+        sent_etag = etag
+        sent_at = time.monotonic()
         try:
-            status, headers, body = get(url)
+            status, headers, body = get(f"{url}&wait={wait}" if wait > 0 else url, sent_etag, wait)
         except OSError as error:
             status, headers, body = None, {}, ""
             last_failure = f"could not be reached: {error}"
+        held = wait > 0 and time.monotonic() - sent_at >= wait * HELD_SHARE
         faxes = faxes_of(body) if status == 200 else None
         if status == 200 and faxes is None:
             last_failure = "kept failing: HTTP 200 with something that is not a list of faxes"
@@ -151,7 +167,16 @@ def main():
                 print(json.dumps(fax, separators=(",", ":"), ensure_ascii=False), flush=True)
                 log(f"found {fax['slug']} after {polls} poll{'s' if polls != 1 else ''}")
                 return FOUND
+            etag = headers.get("ETag")
             log(f"poll {polls}: no fax yet")
+            # A held answer, or a list not seen before: ask again at once.
+            if held or (etag is not None and etag != sent_etag):
+                delay = 0
+        elif status == 304:
+            last_failure = None
+            log(f"poll {polls}: no fax yet")
+            if held:
+                delay = 0
         elif status == 429:
             last_failure = None
             delay = retry_after(headers, arguments.interval)

@@ -53,6 +53,10 @@ export interface Config {
 	busyTimeoutMs: number;
 	/** FRESHNESS_CHECK: how each request learns of other processes' commits. */
 	freshnessCheck: CommitSource;
+	/** WAIT_MAX_HELD: list requests with `wait` one instance holds at once; past it they are answered at once. */
+	waitMaxHeld: number;
+	/** WAIT_MAX_HELD_PER_CLIENT: the same for one client key on one instance. */
+	waitMaxHeldPerClient: number;
 }
 
 export interface RedisNode {
@@ -265,5 +269,7 @@ export function loadConfig(env: Env): Config {
 		purgeIntervalSeconds: integer(env, "PURGE_INTERVAL", 3600, 0, 2_147_483),
 		busyTimeoutMs: integer(env, "BUSY_TIMEOUT_MS", DEFAULT_BUSY_TIMEOUT_MS, 0, MAX_BUSY_TIMEOUT_MS),
 		freshnessCheck: freshnessCheck(env),
+		waitMaxHeld: integer(env, "WAIT_MAX_HELD", 10_000, 0, 1_000_000),
+		waitMaxHeldPerClient: integer(env, "WAIT_MAX_HELD_PER_CLIENT", 10, 0, 1_000_000),
 	};
 }

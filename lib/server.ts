@@ -2,9 +2,10 @@ import { ROUTE_FILES } from "../routes/manifest.ts";
 import type { Config } from "./config.ts";
 import { FaxStats, FaxStore, openDatabase } from "./db/index.ts";
 import { createFaxJson, createFaxPresenter } from "./fax/index.ts";
-import { createAdminApp, createApp } from "./http/index.ts";
+import { HeldLists } from "./hold/index.ts";
+import { createAdminApp, createApp, type RequestObserver, type RouteServices } from "./http/index.ts";
 import type { Logger } from "./log/index.ts";
-import { createClientKeyResolver } from "./net/index.ts";
+import { type ClientKeyResolver, createClientKeyResolver } from "./net/index.ts";
 import { apiDescriptionText } from "./openapi/index.ts";
 import { createRateLimiter, type RateLimit } from "./rate-limit/index.ts";
 import { RecentFaxes } from "./recent/index.ts";
@@ -39,7 +40,7 @@ export interface RunningServer {
 	adminUrl: string;
 	adminPort: number;
 	/**
-	 * Reports not ready at once, keeps accepting for SHUTDOWN_DELAY_SECONDS,
+	 * Answers the held list requests, reports not ready at once, keeps accepting for SHUTDOWN_DELAY_SECONDS,
 	 * then stops accepting, answers every request already accepted (at most
 	 * SHUTDOWN_TIMEOUT_SECONDS, then cuts the rest), and closes Redis and the
 	 * database. Calling it again returns the same drain.
@@ -97,9 +98,20 @@ function urlOf(host: string, port: number): string {
 	return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-/** Opens the database, seeds it if asked, and serves the routes of routes/ until stopped. */
-export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
-	const clock = options.clock ?? Date.now;
+/** Everything a running server answers with, and what its drain closes. */
+interface Services {
+	routes: RouteServices;
+	heldLists: HeldLists;
+	limiter: RateLimit["limiter"];
+	clientKey: ClientKeyResolver;
+	observer: RequestObserver;
+	/** Set once the drain begins: readiness then says 503. */
+	startDrain(): void;
+	close(): Promise<void>;
+}
+
+/** Opens the database, seeds it if asked, and builds the services the routes answer with. */
+async function buildServices(config: Config, options: ServerOptions, clock: () => number): Promise<Services> {
 	const { logger } = options;
 	const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 	const store = new FaxStore(db, { commitSource: config.freshnessCheck });
@@ -112,6 +124,11 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			store,
 			createFaxJson(createFaxPresenter(config)),
 			Math.floor(clock() / 1000),
+		);
+		const heldLists = new HeldLists(
+			faxes,
+			{ maxHeld: config.waitMaxHeld, maxPerClient: config.waitMaxHeldPerClient },
+			{ clock },
 		);
 		rateLimit = await createRateLimiter(
 			{
@@ -130,97 +147,34 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 			clock,
 			droppedLogLines: () => options.logOutput?.droppedLines ?? 0,
 			freshnessCheck: store.commitSource,
+			heldRequests: () => heldLists.size,
 		});
-		const clientKey = createClientKeyResolver(config.trustProxy);
-		const observer = createRequestObserver({ logger, metrics });
 		let draining = false;
-		const services = {
-			store,
-			faxes,
-			storageDir: config.storageDir,
-			maxDownloads: config.cdnMaxDownloads,
-			apiDescription: new Representation(apiDescriptionText(ROUTE_FILES)),
-			operations: {
-				isDraining: () => draining,
-				checkDatabase: () => stats.ping(),
-				rateLimit: () => limit.status(),
-				metrics: () => metrics.text(),
-			},
-		};
-		const publicApp = createApp({
-			routes: ROUTE_FILES,
-			services,
-			limiter: limit.limiter,
-			rateLimitWindowSeconds: config.rateLimitWindowSeconds,
-			clientKey,
-			clock,
-			observer,
-		});
-		const port = listen(
-			publicApp,
-			{
-				port: config.port,
-				hostname: config.host,
-				reusePort: config.reusePort,
-				idleTimeout: config.idleTimeoutSeconds,
-				maxRequestBodySize: UNREAD_BODY_LIMIT,
-			},
-			"HOST, PORT, REUSE_PORT",
-		);
-		const adminApp = createAdminApp({ routes: ROUTE_FILES, services, observer });
-		let adminPort: number;
-		try {
-			// The admin port is never shared: a probe must reach the instance it asks about.
-			adminPort = listen(
-				adminApp,
-				{
-					port: config.adminPort,
-					hostname: config.adminHost,
-					reusePort: false,
-					idleTimeout: ADMIN_IDLE_SECONDS,
-					maxRequestBodySize: UNREAD_BODY_LIMIT,
-				},
-				"ADMIN_HOST, ADMIN_PORT",
-			);
-		} catch (error) {
-			await publicApp.stop(true);
-			throw error;
-		}
-		const stopPurge = schedulePurge(store, config.storageDir, config.purgeIntervalSeconds, { clock, logger });
-		const server = publicApp.server;
-		const admin = adminApp.server;
-
-		let stopped: Promise<Drained> | undefined;
-		const drain = async (): Promise<Drained> => {
-			draining = true;
-			stopPurge();
-			const began = performance.now();
-			if (config.shutdownDelaySeconds > 0) await Bun.sleep(config.shutdownDelaySeconds * 1000);
-			const inFlight = server?.pendingRequests ?? 0;
-			let timer: Timer | undefined;
-			const timedOut = new Promise<"timeout">((resolve) => {
-				timer = setTimeout(resolve, config.shutdownTimeoutSeconds * 1000, "timeout");
-			});
-			const outcome = await Promise.race([server?.stop(false), timedOut]);
-			clearTimeout(timer);
-			let cut = 0;
-			if (outcome === "timeout") {
-				cut = server?.pendingRequests ?? 0;
-				await server?.stop(true);
-			}
-			await limit.limiter.close();
-			db.close();
-			await admin?.stop(true);
-			return { inFlight, cut, durationMs: performance.now() - began };
-		};
 		return {
-			url: urlOf(config.host, port),
-			port,
-			adminUrl: urlOf(config.adminHost, adminPort),
-			adminPort,
-			stop() {
-				stopped ??= drain();
-				return stopped;
+			routes: {
+				store,
+				faxes,
+				heldLists,
+				storageDir: config.storageDir,
+				maxDownloads: config.cdnMaxDownloads,
+				apiDescription: new Representation(apiDescriptionText(ROUTE_FILES)),
+				operations: {
+					isDraining: () => draining,
+					checkDatabase: () => stats.ping(),
+					rateLimit: () => limit.status(),
+					metrics: () => metrics.text(),
+				},
+			},
+			heldLists,
+			limiter: limit.limiter,
+			clientKey: createClientKeyResolver(config.trustProxy),
+			observer: createRequestObserver({ logger, metrics }),
+			startDrain() {
+				draining = true;
+			},
+			async close() {
+				await limit.limiter.close();
+				db.close();
 			},
 		};
 	} catch (error) {
@@ -228,4 +182,118 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 		db.close();
 		throw error;
 	}
+}
+
+interface Listeners {
+	public: Server;
+	admin: Server;
+	port: number;
+	adminPort: number;
+}
+
+type Server = NonNullable<App["server"]>;
+
+/** Serves the public routes on HOST:PORT and the admin routes on ADMIN_HOST:ADMIN_PORT. */
+async function listenBoth(config: Config, services: Services, clock: () => number): Promise<Listeners> {
+	const publicApp = createApp({
+		routes: ROUTE_FILES,
+		services: services.routes,
+		limiter: services.limiter,
+		rateLimitWindowSeconds: config.rateLimitWindowSeconds,
+		clientKey: services.clientKey,
+		clock,
+		observer: services.observer,
+	});
+	const port = listen(
+		publicApp,
+		{
+			port: config.port,
+			hostname: config.host,
+			reusePort: config.reusePort,
+			idleTimeout: config.idleTimeoutSeconds,
+			maxRequestBodySize: UNREAD_BODY_LIMIT,
+		},
+		"HOST, PORT, REUSE_PORT",
+	);
+	const adminApp = createAdminApp({
+		routes: ROUTE_FILES,
+		services: services.routes,
+		observer: services.observer,
+	});
+	try {
+		// The admin port is never shared: a probe must reach the instance it asks about.
+		const adminPort = listen(
+			adminApp,
+			{
+				port: config.adminPort,
+				hostname: config.adminHost,
+				reusePort: false,
+				idleTimeout: ADMIN_IDLE_SECONDS,
+				maxRequestBodySize: UNREAD_BODY_LIMIT,
+			},
+			"ADMIN_HOST, ADMIN_PORT",
+		);
+		return { public: publicApp.server as Server, admin: adminApp.server as Server, port, adminPort };
+	} catch (error) {
+		await publicApp.stop(true);
+		throw error;
+	}
+}
+
+/**
+ * The shutdown: held requests answered at once, readiness 503, accepting for
+ * SHUTDOWN_DELAY_SECONDS, then every accepted request answered (at most
+ * SHUTDOWN_TIMEOUT_SECONDS), and the services closed.
+ */
+async function drain(config: Config, services: Services, listeners: Listeners): Promise<Drained> {
+	services.startDrain();
+	// Before the delay: an answer held until its time limit would hold the drain as long.
+	services.heldLists.releaseAll();
+	const began = performance.now();
+	if (config.shutdownDelaySeconds > 0) await Bun.sleep(config.shutdownDelaySeconds * 1000);
+	const server = listeners.public;
+	const inFlight = server.pendingRequests;
+	let timer: Timer | undefined;
+	const timedOut = new Promise<"timeout">((resolve) => {
+		timer = setTimeout(resolve, config.shutdownTimeoutSeconds * 1000, "timeout");
+	});
+	const outcome = await Promise.race([server.stop(false), timedOut]);
+	clearTimeout(timer);
+	let cut = 0;
+	if (outcome === "timeout") {
+		cut = server.pendingRequests;
+		await server.stop(true);
+	}
+	await services.close();
+	await listeners.admin.stop(true);
+	return { inFlight, cut, durationMs: performance.now() - began };
+}
+
+/** Opens the database, seeds it if asked, and serves the routes of routes/ until stopped. */
+export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
+	const clock = options.clock ?? Date.now;
+	const services = await buildServices(config, options, clock);
+	let listeners: Listeners;
+	try {
+		listeners = await listenBoth(config, services, clock);
+	} catch (error) {
+		await services.close();
+		throw error;
+	}
+	const stopPurge = schedulePurge(services.routes.store, config.storageDir, config.purgeIntervalSeconds, {
+		clock,
+		logger: options.logger,
+	});
+	let stopped: Promise<Drained> | undefined;
+	return {
+		url: urlOf(config.host, listeners.port),
+		port: listeners.port,
+		adminUrl: urlOf(config.adminHost, listeners.adminPort),
+		adminPort: listeners.adminPort,
+		stop() {
+			stopPurge();
+			stopped ??= drain(config, services, listeners);
+			return stopped;
+		},
+	};
 }

@@ -28,6 +28,8 @@ const DEFAULTS: Config = {
 	purgeIntervalSeconds: 3600,
 	busyTimeoutMs: 30_000,
 	freshnessCheck: "wal-index",
+	waitMaxHeld: 10_000,
+	waitMaxHeldPerClient: 10,
 };
 
 function configError(env: Env): ConfigError {
@@ -111,6 +113,8 @@ describe("values", () => {
 				PURGE_INTERVAL: "0",
 				BUSY_TIMEOUT_MS: "2500",
 				FRESHNESS_CHECK: "data_version",
+				WAIT_MAX_HELD: "500",
+				WAIT_MAX_HELD_PER_CLIENT: "0",
 			}),
 		).toEqual({
 			port: 8443,
@@ -137,6 +141,8 @@ describe("values", () => {
 			purgeIntervalSeconds: 0,
 			busyTimeoutMs: 2500,
 			freshnessCheck: "data_version",
+			waitMaxHeld: 500,
+			waitMaxHeldPerClient: 0,
 		});
 	});
 
@@ -164,6 +170,8 @@ describe("values", () => {
 		["RATE_LIMIT_WINDOW_SECONDS", "3600", "rateLimitWindowSeconds", 3600],
 		["CDN_MAX_DOWNLOADS", "100000", "cdnMaxDownloads", 100_000],
 		["IDLE_TIMEOUT_SECONDS", "255", "idleTimeoutSeconds", 255],
+		["WAIT_MAX_HELD", "1000000", "waitMaxHeld", 1_000_000],
+		["WAIT_MAX_HELD_PER_CLIENT", "1000000", "waitMaxHeldPerClient", 1_000_000],
 	] as const)("%s=%s is its bound", (name, raw, key, expected) => {
 		expect(loadConfig({ [name]: raw })[key]).toBe(expected);
 	});

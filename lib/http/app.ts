@@ -3,6 +3,7 @@ import type { ClientKeyResolver } from "../net/index.ts";
 import type { RateLimiter } from "../rate-limit/index.ts";
 import { Representation } from "../representation/index.ts";
 import { answerHeaders } from "./answer-headers.ts";
+import { clientKeyOf } from "./client-key.ts";
 import { emptySlugAnswer, emptySlugPaths } from "./empty-slug.ts";
 import { errorAnswers } from "./error-answers.ts";
 import { fileAsSetAdapter } from "./file-adapter.ts";
@@ -70,6 +71,17 @@ export function createApp(options: AppOptions) {
 						params: params as Record<string, string>,
 						now: Math.floor(clock() / 1000),
 						inFlight: () => server?.pendingRequests ?? 1,
+						// A HEAD is answered at once: it has no body to wait for. Made
+						// only when asked for: Bun makes a request's signal on first use.
+						hold:
+							request.method === "GET"
+								? () => ({
+										clientKey: clientKeyOf(options.clientKey, request, set, server),
+										ifNoneMatch: request.headers.get("if-none-match"),
+										signal: request.signal,
+										keepOpen: (seconds) => server?.timeout(request, seconds),
+									})
+								: undefined,
 					},
 					services,
 				);

@@ -1,6 +1,7 @@
 import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
 import type { BunFile } from "bun";
 import type { FaxStore } from "../db/index.ts";
+import type { HeldLists, HoldableRequest } from "../hold/index.ts";
 import type { RecentFaxes } from "../recent/index.ts";
 import type { Representation } from "../representation/index.ts";
 import { createQueryValidator } from "./query.ts";
@@ -22,6 +23,8 @@ export interface RouteServices {
 	store: FaxStore;
 	/** The faxes as the API answers them: the newest from memory, older ones from SQLite. */
 	faxes: RecentFaxes;
+	/** The list requests with `wait` this instance holds. */
+	heldLists: HeldLists;
 	/** Where the PDFs and thumbnails are. */
 	storageDir: string;
 	/** A download is refused (503) while this many requests are being answered already. */
@@ -45,6 +48,8 @@ export interface RouteRequest {
 	now: number;
 	/** Requests this listener is answering now, this one included. */
 	inFlight(): number;
+	/** What holding the answer needs; absent where the answer comes at once (HEAD, the admin listener). */
+	hold?: () => HoldableRequest;
 }
 
 export interface RouteAnswer {
@@ -119,7 +124,10 @@ export interface EndpointRequest<Q> extends Omit<RouteRequest, "search" | "inFli
 export function defineEndpoint<Q extends TObject>(definition: {
 	query: Q;
 	doc: EndpointDoc;
-	get: (request: EndpointRequest<StaticDecode<Q>>, services: RouteServices) => RouteAnswer;
+	get: (
+		request: EndpointRequest<StaticDecode<Q>>,
+		services: RouteServices,
+	) => RouteAnswer | Promise<RouteAnswer>;
 }): Endpoint & { query: Q } {
 	const validate = createQueryValidator(definition.query);
 	// The validator hands out the same errors for the same query string, so their text is built once.
@@ -138,10 +146,10 @@ export function defineEndpoint<Q extends TObject>(definition: {
 		rateLimited: true,
 		query: definition.query,
 		doc: definition.doc,
-		get({ search, params, now }, services) {
+		get({ search, params, now, hold }, services) {
 			const query = validate(search);
 			if (!query.ok) return { status: 422, body: invalidBody(query.errors) };
-			return definition.get({ query: query.value, params, now }, services);
+			return definition.get({ query: query.value, params, now, hold }, services);
 		},
 	};
 }

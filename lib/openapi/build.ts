@@ -20,7 +20,7 @@ import { componentKey, type JsonSchema, toJsonSchema } from "./json-schema.ts";
 import { OVERVIEW } from "./overview.ts";
 
 /** The version of the interface, not of the package: it changes only when the interface does. */
-export const API_VERSION = "1.0.0";
+export const API_VERSION = "1.1.0";
 
 const JSON_MEDIA = "application/json";
 

@@ -29,7 +29,7 @@ The guide for API users, with the masking and matching rules, every error messag
   body is byte for byte the uncompressed one.
 - Set a \`User-Agent\` of your own. Requests with the default one of Python's \`urllib\`
   (\`Python-urllib/…\`) are refused with a 403 and a short text.
-- The paths carry no version; this description is version 1.0.0.
+- The paths carry no version; this description is version 1.1.0 (docs/API.md lists the changes since 1.0.0).
 
 ## Waiting for a test fax
 
@@ -37,8 +37,10 @@ Most clients send a test fax by other means and then wait for it here:
 
 1. Note the UTC time just before sending the test and send it as \`since\` on every call. Do not
    advance it to the newest \`received_at\` seen: a long fax can appear after a newer short one.
-2. Ask \`GET /api/faxes?since=<that time>&limit=100\` about every 15 seconds, and stop after a time
-   limit (10 minutes is a good one).
+2. Ask \`GET /api/faxes?since=<that time>&limit=100&wait=30\` with the last answer's \`ETag\` as
+   \`If-None-Match\`: the server holds the request until the list changes, or answers as without
+   \`wait\` after 30 seconds. Ask again when the answer comes (every 15 seconds against a server that
+   answers at once), and stop after a time limit (10 minutes is a good one).
 3. The list is newest first, so the last matching element is the oldest fax after \`since\`: yours.
 4. On 429, wait the number of seconds in \`Retry-After\`, then ask again.
 5. Match on \`from\` (the full sender, never the masked form). Most phone faxes come with no sender ID,

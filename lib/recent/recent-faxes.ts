@@ -9,6 +9,17 @@ export type FaxLookup =
 	| { state: "removed" }
 	| { state: "missing" };
 
+/** What a refresh found committed since the last one. */
+export interface FaxChange {
+	/** Match keys of the senders whose faxes came or went; null stands for the faxes without a sender. */
+	senders: ReadonlySet<string | null>;
+	/**
+	 * Rows memory does not hold came or went (older than its window, or hidden
+	 * until their import is published): any list answer may differ.
+	 */
+	unattributed: boolean;
+}
+
 export interface RecentFaxesOptions {
 	/** Seconds back from the request time that memory holds: the default list's 24 hours and a margin. */
 	windowSeconds?: number;
@@ -71,6 +82,7 @@ export class RecentFaxes {
 	#answers = new Map<string, Representation>();
 	#answerChars = 0;
 	#lastPublication = 0;
+	#onChange: ((change: FaxChange) => void) | undefined;
 
 	constructor(
 		store: FaxStore,
@@ -106,6 +118,16 @@ export class RecentFaxes {
 	/** Memory holds every live fax received after this time (Unix seconds). */
 	get coveredAfter(): number {
 		return this.#coveredAfter;
+	}
+
+	/** Tells `listener` of every change a refresh applies, whichever request or catchUp found it. */
+	watch(listener: (change: FaxChange) => void): void {
+		this.#onChange = listener;
+	}
+
+	/** Applies what other processes committed since the last request, without answering one. */
+	catchUp(nowSeconds: number): void {
+		this.#sync(nowSeconds);
 	}
 
 	/** The JSON array the list answers, newest first. */
@@ -160,8 +182,10 @@ export class RecentFaxes {
 		if (changeCount !== this.#changeCount) {
 			this.#forgetAnswers();
 			// Taken as seen only once applied: a refresh that failed is tried again by the next request.
-			this.#refresh();
+			const change = this.#refresh();
 			this.#changeCount = changeCount;
+			// Told after the count is taken, so a listener that asks for answers finds them current.
+			if (change.unattributed || change.senders.size > 0) this.#onChange?.(change);
 		}
 		const horizon = nowSeconds - this.#windowSeconds;
 		if (horizon >= this.#coveredAfter + EVICTION_STEP_SECONDS) this.#dropUpTo(horizon);
@@ -172,25 +196,37 @@ export class RecentFaxes {
 		this.#answerChars = 0;
 	}
 
-	#refresh(): void {
+	#refresh(): FaxChange {
 		const store = this.#store;
+		const senders = new Set<string | null>();
+		let unattributed = false;
 		store.snapshot(() => {
 			const removals = store.removalsAfter(this.#lastRemoval);
 			const last = removals[removals.length - 1];
 			if (last !== undefined) this.#lastRemoval = last.seq;
-			this.#remove(removals.map((removal) => removal.slug));
+			const held = this.#remove(
+				removals.map((removal) => removal.slug),
+				senders,
+			);
+			if (held < removals.length) unattributed = true;
 			// Rows of a published import with larger ids come with the inserted ones below.
 			for (const { seq, importId } of store.publicationsAfter(this.#lastPublication)) {
-				this.#add(store.importedFaxes(importId, this.#coveredAfter, this.#lastId));
+				this.#add(store.importedFaxes(importId, this.#coveredAfter, this.#lastId), senders);
 				this.#lastPublication = seq;
+				unattributed = true;
 			}
-			this.#add(store.faxesInsertedAfter(this.#lastId, this.#coveredAfter));
-			this.#lastId = Math.max(this.#lastId, store.lastFaxId());
+			const inserted = store.faxesInsertedAfter(this.#lastId, this.#coveredAfter);
+			this.#add(inserted, senders);
+			const lastId = store.lastFaxId();
+			// Rows not read above are older than memory's window, or hidden in an import being loaded.
+			if (inserted.length < lastId - this.#lastId) unattributed = true;
+			this.#lastId = Math.max(this.#lastId, lastId);
 		});
+		return { senders, unattributed };
 	}
 
-	/** Adds rows in any order, then keeps the newest `maxEntries`. */
-	#add(rows: StoredFax[]): void {
+	/** Adds rows in any order, then keeps the newest `maxEntries`; notes their senders in `senders`. */
+	#add(rows: StoredFax[], senders?: Set<string | null>): void {
 		if (rows.length === 0) return;
 		const batch = rows.map(
 			(row): Entry => ({
@@ -205,6 +241,7 @@ export class RecentFaxes {
 		const bySender = new Map<string | null, Entry[]>();
 		for (const entry of batch) {
 			this.#bySlug.set(entry.slug, entry);
+			senders?.add(entry.senderKey);
 			const own = bySender.get(entry.senderKey);
 			if (own === undefined) bySender.set(entry.senderKey, [entry]);
 			else own.push(entry);
@@ -216,23 +253,24 @@ export class RecentFaxes {
 		if (excess > 0) this.#dropUpTo((this.#entries[excess - 1] as Entry).receivedAt);
 	}
 
-	#remove(slugs: string[]): void {
+	/** Removes the faxes held of `slugs`, notes their senders in `senders`; returns how many were held. */
+	#remove(slugs: string[], senders: Set<string | null>): number {
 		const gone = new Set<Entry>();
 		for (const slug of slugs) {
 			const entry = this.#bySlug.get(slug);
 			if (entry === undefined) continue;
 			this.#bySlug.delete(slug);
 			gone.add(entry);
+			senders.add(entry.senderKey);
 		}
-		if (gone.size === 0) return;
+		if (gone.size === 0) return 0;
 		this.#entries = this.#entries.filter((entry) => !gone.has(entry));
-		const senders = new Set<string | null>();
-		for (const entry of gone) senders.add(entry.senderKey);
-		for (const key of senders) {
+		for (const key of new Set([...gone].map((entry) => entry.senderKey))) {
 			const kept = (this.#bySender.get(key) ?? []).filter((entry) => !gone.has(entry));
 			if (kept.length === 0) this.#bySender.delete(key);
 			else this.#bySender.set(key, kept);
 		}
+		return gone.size;
 	}
 
 	/** Drops every fax received at or before `time`; memory then covers what came after it. */

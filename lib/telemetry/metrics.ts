@@ -13,6 +13,8 @@ export interface MetricSources {
 	droppedLogLines: () => number;
 	/** How requests learn of other processes' commits (FRESHNESS_CHECK, or data_version where no WAL index exists). */
 	freshnessCheck: CommitSource;
+	/** List requests with `wait` held now. */
+	heldRequests: () => number;
 }
 
 const DAY_SECONDS = 24 * 3600;
@@ -78,6 +80,14 @@ export class ServiceMetrics {
 			labelNames: ["source"],
 			registers,
 		}).set({ source: sources.freshnessCheck }, 1);
+		new Gauge({
+			name: "testfax_held_requests",
+			help: "List requests with wait held by this instance now.",
+			registers,
+			collect() {
+				this.set(sources.heldRequests());
+			},
+		});
 		new Gauge({
 			name: "testfax_rate_limit_backend",
 			help: "1 for the store counting the rate limit now: redis, or memory (configured, or while Redis is unavailable).",

@@ -6,7 +6,10 @@ export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 
 /** What one GET of the list came to, as far as waiting is concerned. */
 export type PollOutcome =
-	| { kind: "listed"; status: number; faxes: Fax[]; rateLimitRemaining: number | null }
+	/** `etag` is the answer's ETag, null when it had none. */
+	| { kind: "listed"; status: number; faxes: Fax[]; etag: string | null; rateLimitRemaining: number | null }
+	/** A 304: the list is still the one of the ETag sent. */
+	| { kind: "unchanged"; status: number; rateLimitRemaining: number | null }
 	| { kind: "rate-limited"; status: number; retryAfterMs: number | null; rateLimitRemaining: number | null }
 	/** A 4xx other than 429: asking again cannot help. */
 	| { kind: "refused"; status: number; message: string }
@@ -19,6 +22,8 @@ export interface PollRequest {
 	fetch: Fetch;
 	/** A request without an answer after this long counts as failed. */
 	timeoutMs: number;
+	/** The ETag of the last list, sent as If-None-Match. */
+	etag?: string | null;
 	signal?: AbortSignal;
 }
 
@@ -69,9 +74,11 @@ function classify(response: Response, text: string): PollOutcome {
 	const rateLimitRemaining = integerHeader(response, "x-ratelimit-remaining");
 	if (status >= 200 && status < 300) {
 		const faxes = parseJson(text);
-		if (isFaxList(faxes)) return { kind: "listed", status, faxes, rateLimitRemaining };
+		const etag = response.headers.get("etag");
+		if (isFaxList(faxes)) return { kind: "listed", status, faxes, etag, rateLimitRemaining };
 		return { kind: "failed", status, message: "the answer is not a list of faxes", retryAfterMs: null };
 	}
+	if (status === 304) return { kind: "unchanged", status, rateLimitRemaining };
 	if (status === 429) {
 		return {
 			kind: "rate-limited",
@@ -102,10 +109,9 @@ export async function pollList(request: PollRequest): Promise<PollOutcome> {
 	const timer = setTimeout(() => timeout.abort(), request.timeoutMs);
 	const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal;
 	try {
-		const response = await request.fetch(request.url, {
-			headers: { "user-agent": request.userAgent, accept: "application/json" },
-			signal,
-		});
+		const headers: Record<string, string> = { "user-agent": request.userAgent, accept: "application/json" };
+		if (request.etag) headers["if-none-match"] = request.etag;
+		const response = await request.fetch(request.url, { headers, signal });
 		return classify(response, await response.text());
 	} catch (error) {
 		if (request.signal?.aborted) throw request.signal.reason;

@@ -46,8 +46,18 @@ export interface WaitDependencies {
 	sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/** The longest a request may stay unanswered before it counts as failed. */
+/** The longest a request may stay unanswered, beyond the time the server may hold it, before it counts as failed. */
 const MAX_REQUEST_MS = 30_000;
+/** The longest `wait` the API takes, in seconds. */
+const MAX_WAIT_SECONDS = 30;
+/**
+ * An answer that took this share of its `wait` or more was held by the server
+ * (which answers up to a tenth early, at random): the next poll may go at
+ * once. A quicker answer with nothing new comes from a server that does not
+ * hold (an older version, one past its bounds, one stopping): the interval
+ * applies, as without `wait`.
+ */
+const HELD_SHARE = 0.85;
 /**
  * The last poll falls on the time limit itself; it still gets this long to be
  * answered, so a hanging service can overrun the limit by this much at most.
@@ -59,22 +69,32 @@ function oldestMatch(faxes: Fax[], pages: number | undefined): Fax | undefined {
 	return faxes.findLast((fax) => pages === undefined || fax.page_count === pages);
 }
 
-function delayAfter(outcome: PollOutcome, failures: number, intervalMs: number): number {
-	if (outcome.kind === "rate-limited") return outcome.retryAfterMs ?? intervalMs;
-	if (outcome.kind === "failed") return Math.max(backoffMs(failures, intervalMs), outcome.retryAfterMs ?? 0);
-	return intervalMs;
+/** The `wait` to send with `remainingMs` left: the last poll falls on the time limit; 0 sends none. */
+function waitSeconds(remainingMs: number): number {
+	return Math.max(0, Math.min(MAX_WAIT_SECONDS, Math.floor(remainingMs / 1000)));
 }
 
-function progressFields(outcome: Exclude<PollOutcome, { kind: "refused" }>) {
-	if (outcome.kind === "listed") {
-		const { status, rateLimitRemaining, faxes } = outcome;
-		return {
-			outcome: "no-match",
-			lastStatus: status,
-			rateLimitRemaining,
-			listed: faxes.length,
-			error: null,
-		} as const;
+/** Whether the next poll may go at once: the server held this one, or it brought a list not seen before. */
+function isFresh(
+	outcome: PollOutcome,
+	sentEtag: string | null,
+	heldMs: number,
+	waitedSeconds: number,
+): boolean {
+	if (waitedSeconds > 0 && heldMs >= waitedSeconds * 1000 * HELD_SHARE) return true;
+	return outcome.kind === "listed" && outcome.etag !== null && outcome.etag !== sentEtag;
+}
+
+function delayAfter(outcome: PollOutcome, failures: number, intervalMs: number, fresh: boolean): number {
+	if (outcome.kind === "rate-limited") return outcome.retryAfterMs ?? intervalMs;
+	if (outcome.kind === "failed") return Math.max(backoffMs(failures, intervalMs), outcome.retryAfterMs ?? 0);
+	return fresh ? 0 : intervalMs;
+}
+
+function progressFields(outcome: Exclude<PollOutcome, { kind: "refused" }>, listed: number | null) {
+	if (outcome.kind === "listed" || outcome.kind === "unchanged") {
+		const { status, rateLimitRemaining } = outcome;
+		return { outcome: "no-match", lastStatus: status, rateLimitRemaining, listed, error: null } as const;
 	}
 	if (outcome.kind === "rate-limited") {
 		const { status, rateLimitRemaining } = outcome;
@@ -96,13 +116,6 @@ function progressFields(outcome: Exclude<PollOutcome, { kind: "refused" }>) {
 	} as const;
 }
 
-/**
- * Waits for a test fax as docs/API.md advises: polls the list with a fixed
- * `since` every interval, honours Retry-After on 429, retries network errors and
- * 5xx with back-off inside the time limit, and stops at once on any other 4xx.
- * The last poll falls on the time limit, so a fax that appears just before it is
- * still found. Invalid options throw a WaitOptionError, an abort the signal's reason.
- */
 /** Waits `ms` milliseconds; an abort ends the wait at once, rejecting with the signal's reason. */
 async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	try {
@@ -114,6 +127,16 @@ async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	}
 }
 
+/**
+ * Waits for a test fax as docs/API.md advises: asks for the list with a fixed
+ * `since`, `wait` (up to 30 s, never past the time limit) and the last ETag as
+ * If-None-Match, so the server answers once the list changes; against a server
+ * that answers at once, every interval. Honours Retry-After on 429, retries
+ * network errors and 5xx with back-off inside the time limit, and stops at once
+ * on any other 4xx. The last poll falls on the time limit, so a fax that appears
+ * just before it is still found. Invalid options throw a WaitOptionError, an
+ * abort the signal's reason.
+ */
 export async function waitForFax(
 	options: WaitOptions,
 	dependencies: WaitDependencies = {},
@@ -130,6 +153,8 @@ export async function waitForFax(
 	let polls = 0;
 	let failures = 0;
 	let lastPoll = false;
+	let etag: string | null = null;
+	let listed: number | null = null;
 	const elapsed = () => monotonic() - startedAt;
 
 	onProgress?.({
@@ -145,13 +170,18 @@ export async function waitForFax(
 		nextPollInMs: 0,
 	});
 	for (;;) {
+		const sentAt = monotonic();
+		const wait = waitSeconds(deadline - sentAt);
+		const sentEtag = etag;
 		const outcome = await pollList({
-			url: plan.url,
+			url: wait > 0 ? `${plan.url}&wait=${wait}` : plan.url,
 			userAgent: plan.userAgent,
 			fetch: fetchList,
-			timeoutMs: Math.min(MAX_REQUEST_MS, Math.max(deadline - monotonic(), LAST_REQUEST_GRACE_MS)),
+			timeoutMs: wait * 1000 + Math.min(MAX_REQUEST_MS, Math.max(deadline - sentAt, LAST_REQUEST_GRACE_MS)),
 			signal,
+			etag,
 		});
+		const heldMs = monotonic() - sentAt;
 		polls++;
 		if (outcome.kind === "refused") {
 			const { status, message } = outcome;
@@ -160,6 +190,8 @@ export async function waitForFax(
 		if (outcome.kind === "listed") {
 			const fax = oldestMatch(outcome.faxes, plan.pages);
 			if (fax !== undefined) return { kind: "found", fax, polls, elapsedMs: elapsed() };
+			etag = outcome.etag;
+			listed = outcome.faxes.length;
 		}
 		failures = outcome.kind === "failed" ? failures + 1 : 0;
 
@@ -169,11 +201,11 @@ export async function waitForFax(
 			const { status, message } = outcome;
 			return { kind: "unreachable", status, message, polls, elapsedMs: elapsed() };
 		}
-		const delay = delayAfter(outcome, failures, plan.intervalMs);
+		const delay = delayAfter(outcome, failures, plan.intervalMs, isFresh(outcome, sentEtag, heldMs, wait));
 		lastPoll = delay >= remaining;
 		const nextPollInMs = Math.min(delay, remaining);
 		onProgress?.({
-			...progressFields(outcome),
+			...progressFields(outcome, listed),
 			waitingFor: plan.waitingFor,
 			elapsedMs: elapsed(),
 			timeoutMs: plan.timeoutMs,

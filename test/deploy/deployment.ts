@@ -226,6 +226,86 @@ test("a fax ingested into the shared file is listed by both instances on the nex
 	expect(viaProxy.status).toBe(200);
 });
 
+/** Held polls through nginx, each from an address of its own, so the shared rate limit counts them apart. */
+function holdMany(count: number, path: string, headers: Record<string, string> = {}) {
+	return Array.from({ length: count }, (_, i) =>
+		get(path, `127.0.1.${i + 1}`, headers).then((answer) => ({ ...answer, at: performance.now() })),
+	);
+}
+
+async function heldOn(instance: Instance): Promise<number> {
+	const metrics = await fetch(`http://127.0.0.1:${instance.adminPort}/metrics`).then((r) => r.text());
+	return Number(/\ntestfax_held_requests (\d+)\n/.exec(metrics)?.[1] ?? -1);
+}
+
+async function heldEverywhere(): Promise<number> {
+	let total = 0;
+	for (const instance of instances) total += await heldOn(instance);
+	return total;
+}
+
+test("held polls through nginx on both instances are answered by an ingest into the shared file", async () => {
+	const since = new Date(Date.now() - 1000).toISOString().slice(0, 19);
+	const path = `/api/faxes?since=${since}Z&limit=100&from=%2B15550104343&wait=30`;
+	const held = holdMany(8, path);
+	await until(async () => (await heldEverywhere()) === 8, "8 polls held");
+	expect(await Promise.all(instances.map(heldOn))).toEqual([4, 4]);
+	const ingested = await runFax(
+		[
+			"ingest",
+			join(ROOT, "fixtures/ingest/fax-g3-2d.tif"),
+			"--source",
+			"phone",
+			"--sender",
+			"+1 555 010 4343",
+		],
+		shared,
+	);
+	const exited = performance.now();
+	expect(ingested.code).toBe(0);
+	const answers = await Promise.all(held);
+	const latest = Math.max(...answers.map((answer) => answer.at)) - exited;
+	console.log(
+		`ingest wake-up through nginx: the last of 8 held polls answered ${latest.toFixed(0)} ms after the ingest was seen to exit`,
+	);
+	expect(answers.map((answer) => [answer.status, JSON.parse(answer.body)[0]?.slug])).toEqual(
+		Array(8).fill([200, ingested.stdout.trim()]),
+	);
+	expect(latest).toBeLessThan(1000);
+});
+
+test("an instance restarted while polls are held answers its own at once and loses none", async () => {
+	const path = "/api/faxes?limit=100&wait=30";
+	const etag = (await get("/api/faxes?limit=100", "127.0.2.1")).headers.etag ?? "";
+	expect(etag).toMatch(/^W\//);
+	const held = holdMany(10, path, { "If-None-Match": etag });
+	await until(async () => (await heldEverywhere()) === 10, "10 polls held");
+	const [stopping, staying] = instances as [Instance, Instance];
+	const began = performance.now();
+	stopping.child?.kill("SIGTERM");
+	expect(await stopping.child?.exited).toBe(0);
+	const stoppedMs = performance.now() - began;
+	// The other instance's polls are still held; the restarted one's were answered as at their time limit.
+	expect(await heldOn(staying)).toBe(5);
+	await start(stopping);
+	await until(async () => (await readyz(stopping)) === 200, `${stopping.name} ready again`);
+	const answers = await Promise.all(
+		held.map((answer) => Promise.race([answer, Bun.sleep(500).then(() => null)])),
+	);
+	const early = answers.filter((answer) => answer !== null);
+	console.log(
+		`restart while held: stopped in ${stoppedMs.toFixed(0)} ms, ${early.length} of 10 answered at once`,
+	);
+	expect(early.map((answer) => [answer.status, answer.headers["x-upstream"]])).toEqual(
+		Array(5).fill([304, `127.0.0.1:${stopping.port}`]),
+	);
+	expect(stoppedMs).toBeLessThan(3000);
+	// The rest are answered at their time limit by the instance that stayed, with nothing lost.
+	const rest = await Promise.all(held);
+	expect(rest.map((answer) => answer.status)).toEqual(Array(10).fill(304));
+	await Bun.sleep(1500);
+});
+
 test("a rolling restart under load loses no request, each instance reporting not ready first", async () => {
 	const slug = (
 		(await (

@@ -26,7 +26,7 @@ test("the guide quotes every message the API answers, word for word", () => {
 		singleValueMessage("from"),
 		String(FORBIDDEN_BODY.const).trimEnd(),
 	];
-	expect(queryMessages()).toHaveLength(3);
+	expect(queryMessages()).toHaveLength(4);
 	for (const message of messages)
 		expect({ message, quoted: guide.includes(message) }).toEqual({ message, quoted: true });
 });

@@ -183,8 +183,10 @@ for (const script of SCRIPTS) {
 				fake.stop(true);
 			}
 			expect(seen.length).toBeGreaterThanOrEqual(2);
-			const [first] = seen;
-			for (const request of seen) expect(request).toEqual(first as (typeof seen)[number]);
+			// The same on every poll but wait, which never runs past the time limit.
+			const withoutWait = seen.map(({ agent, query }) => ({ agent, query: query.replace(/&wait=\d+/, "") }));
+			const [first] = withoutWait;
+			for (const request of withoutWait) expect(request).toEqual(first as (typeof seen)[number]);
 			expect(first?.agent).toMatch(/^testfax-wait-example\/1\.0 \((Python|sh)\)$/);
 			const query = new URLSearchParams(first?.query);
 			expect(query.get("limit")).toBe("100");
@@ -192,6 +194,53 @@ for (const script of SCRIPTS) {
 			// Percent-encoding is case-insensitive; curl writes %2b, Python %2B.
 			expect(first?.query.toUpperCase()).toContain("FROM=%2B1");
 			expect(query.get("since")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+		});
+
+		test("sends wait and the last ETag; against a server that answers at once it keeps its interval", async () => {
+			const seen: { at: number; wait: string | null; ifNoneMatch: string | null }[] = [];
+			const etag = 'W/"unchanged"';
+			const fake = Bun.serve({
+				port: 0,
+				hostname: "127.0.0.1",
+				fetch(request) {
+					const ifNoneMatch = request.headers.get("if-none-match");
+					seen.push({
+						at: performance.now(),
+						wait: new URL(request.url).searchParams.get("wait"),
+						ifNoneMatch,
+					});
+					return ifNoneMatch === etag
+						? new Response(null, { status: 304, headers: { etag } })
+						: Response.json([], { headers: { etag } });
+				},
+			});
+			try {
+				const args = ["--base-url", `http://127.0.0.1:${fake.port}`, "--interval", "1", "--timeout", "3.5"];
+				expect((await run(script, args).result()).code).toBe(1);
+			} finally {
+				fake.stop(true);
+			}
+			expect(seen.slice(0, 2).map(({ wait, ifNoneMatch }) => [wait, ifNoneMatch])).toEqual([
+				["3", null],
+				["3", etag],
+			]);
+			// The first list is news, so the second poll goes at once; every 304 came at once, so a second passes.
+			const gaps = seen.slice(1).map((request, i) => request.at - (seen[i]?.at ?? 0));
+			expect(gaps[0]).toBeLessThan(500);
+			expect(gaps[1]).toBeGreaterThanOrEqual(900);
+			expect(seen.length).toBeLessThanOrEqual(6);
+			expect(seen.at(-1)?.wait).toBeNull();
+		});
+
+		test("a held poll is woken by the fax: found after one poll", async () => {
+			const server = await start();
+			const waiting = run(script, ["--base-url", server.baseUrl, "--from", SENDER, "--timeout", "20"]);
+			await waiting.printed(/waiting up to 20 s/);
+			await Bun.sleep(300);
+			await importWhileRunning(server, [faxRecord("fax_woken", "+15551234567", Date.now())]);
+			const { code, stdout, stderr } = await waiting.result();
+			expect([code, JSON.parse(stdout).slug]).toEqual([0, "fax_woken"]);
+			expect(stderr).toMatch(/found fax_woken after 1 polls?\n$/);
 		});
 	});
 }

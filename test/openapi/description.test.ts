@@ -39,12 +39,12 @@ describe("openapi.json", () => {
 		expect(committed).toBe(apiDescriptionText(ROUTE_FILES));
 	});
 
-	test("is a valid OpenAPI 3.1 document, version 1.0.0, with no security scheme", async () => {
+	test("is a valid OpenAPI 3.1 document, version 1.1.0, with no security scheme", async () => {
 		const validator = new Validator();
 		expect(await validator.validate(description)).toEqual({ valid: true });
 		expect(validator.version).toBe("3.1");
 		expect(description.openapi).toBe("3.1.0");
-		expect((description.info as Json).version).toBe("1.0.0");
+		expect((description.info as Json).version).toBe("1.1.0");
 		expect(description.security).toEqual([]);
 	});
 
@@ -119,10 +119,11 @@ describe("openapi.json", () => {
 			{ name: "limit", where: "query", required: false },
 			{ name: "since", where: "query", required: false },
 			{ name: "from", where: "query", required: false },
+			{ name: "wait", where: "query", required: false },
 			{ name: "If-None-Match", where: "header", required: false },
 			{ name: "Accept-Encoding", where: "header", required: false },
 		]);
-		const [limit, since, from] = parameters.map((parameter) => parameter.schema as Json);
+		const [limit, since, from, wait] = parameters.map((parameter) => parameter.schema as Json);
 		expect(limit).toEqual({ type: "integer", minimum: 1, maximum: 100, default: 20, examples: [100] });
 		expect(since).toEqual({
 			type: "string",
@@ -132,6 +133,7 @@ describe("openapi.json", () => {
 		// 255 code points are always accepted; the server, counting as a reader does, accepts more.
 		expect(from).toEqual({ type: "string", maxLength: 255, examples: ["+15551234567", "Unknown"] });
 		expect(parameters[2]?.description).toContain("At most 255 characters");
+		expect(wait).toEqual({ type: "integer", minimum: 1, maximum: 30, examples: [30] });
 		for (const parameter of parameters) expect(String(parameter.description)).not.toBe("");
 	});
 

@@ -61,10 +61,10 @@ describe("fax wait", () => {
 		expect(lines[0]).toMatch(
 			/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ fax wait: waiting up to 20 s for a fax from "\+1 555 123 4567" received after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
 		);
-		expect(lines[1]).toMatch(
-			/ fax wait: poll 1: HTTP 200, no fax yet; \d+ requests left; next poll in 0\.2 s$/,
-		);
-		expect(lines.at(-1)).toMatch(/^fax wait: found fax_viaCli after \d+(\.\d)? s and \d+ polls$/);
+		// The first poll is held by the server until the import wakes it.
+		expect(lines.slice(1)).toEqual([
+			expect.stringMatching(/^fax wait: found fax_viaCli after \d+(\.\d)? s and 1 poll$/),
+		]);
 	});
 
 	test("an older fax before --since is ignored; with --quiet only the fax is printed", async () => {

@@ -67,7 +67,7 @@ describe("waitForFax", () => {
 
 		expect(result).toEqual({ kind: "found", fax: oldest, polls: 3, elapsedMs: 30_000 });
 		expect(time.state.sleeps).toEqual([15_000, 15_000]);
-		const url = `${BASE}/api/faxes?since=2026-11-21T10%3A00%3A04Z&limit=100&from=%2B1+555+123+4567`;
+		const url = `${BASE}/api/faxes?since=2026-11-21T10%3A00%3A04Z&limit=100&from=%2B1+555+123+4567&wait=30`;
 		expect(requests.map((request) => request.url)).toEqual([url, url, url]);
 		expect(requests[0]?.headers.get("user-agent")).toBe("testfax-wait/1.0.0");
 		expect(requests[0]?.headers.get("accept")).toBe("application/json");
@@ -101,7 +101,58 @@ describe("waitForFax", () => {
 		const result = await waitForFax({ baseUrl: BASE, timeoutSeconds: 40 }, { ...time, fetch });
 		expect(result).toEqual({ kind: "timed-out", polls: 4, elapsedMs: 40_000 });
 		expect(time.state.sleeps).toEqual([15_000, 15_000, 10_000]);
-		expect(requests.length).toBe(4);
+		// Never held past the time limit; the poll on it asks without wait.
+		expect(requests.map((request) => new URL(request.url).searchParams.get("wait"))).toEqual([
+			"30",
+			"25",
+			"10",
+			null,
+		]);
+	});
+
+	test("a held answer is followed by the next poll at once, with the last ETag as If-None-Match", async () => {
+		const time = fakeTime();
+		const fax = listedFax("fax_late", "2026-11-21T10:01:30Z");
+		const answers = [
+			// The server answers at once: the list is not empty, though nothing in it matches.
+			{
+				heldMs: 5,
+				answer: json([listedFax("fax_other", "2026-11-21T10:00:30Z", 9)], 200, { etag: 'W/"a"' }),
+			},
+			// Held to its time limit (less the server's spread): nothing new.
+			{ heldMs: 28_000, answer: new Response(null, { status: 304, headers: { etag: 'W/"a"' } }) },
+			{ heldMs: 1200, answer: json([fax, listedFax("fax_other", "2026-11-21T10:00:30Z", 9)]) },
+		];
+		const sent: { url: string; ifNoneMatch: string | null }[] = [];
+		const fetch = async (url: string, init: RequestInit) => {
+			const next = answers[sent.length];
+			sent.push({ url, ifNoneMatch: new Headers(init.headers).get("if-none-match") });
+			time.state.now += next?.heldMs ?? 0;
+			return next?.answer ?? NONE();
+		};
+		const result = await waitForFax({ baseUrl: BASE, pages: 1 }, { ...time, fetch });
+		expect(result).toEqual({ kind: "found", fax, polls: 3, elapsedMs: 29_205 });
+		expect(time.state.sleeps).toEqual([0, 0]);
+		expect(sent.map(({ url, ifNoneMatch }) => [new URL(url).searchParams.get("wait"), ifNoneMatch])).toEqual([
+			["30", null],
+			["30", 'W/"a"'],
+			["30", 'W/"a"'],
+		]);
+	});
+
+	test("a server that answers at once with nothing new (it does not hold) is asked every interval", async () => {
+		const time = fakeTime();
+		const { fetch, requests } = scriptedFetch([
+			json([], 200, { etag: 'W/"e"' }),
+			new Response(null, { status: 304, headers: { etag: 'W/"e"' } }),
+		]);
+		const result = await waitForFax({ baseUrl: BASE, timeoutSeconds: 60 }, { ...time, fetch });
+		expect(result).toEqual({ kind: "timed-out", polls: 6, elapsedMs: 60_000 });
+		// Only the first list is news: every 304 after it came at once, so the interval applies.
+		expect(time.state.sleeps).toEqual([0, 15_000, 15_000, 15_000, 15_000]);
+		expect(requests.slice(1).map((request) => request.headers.get("if-none-match"))).toEqual(
+			Array(5).fill('W/"e"'),
+		);
 	});
 
 	test("reports progress at the start and after each poll", async () => {

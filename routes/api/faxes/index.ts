@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import type { SenderFilter } from "../../../lib/db/index.ts";
+import type { ListQuery, SenderFilter } from "../../../lib/db/index.ts";
 import {
 	FaxListSchema,
 	isUnknownSenderQuery,
@@ -8,10 +8,12 @@ import {
 	SenderText,
 	senderMatchKey,
 } from "../../../lib/fax/index.ts";
-import { defineEndpoint } from "../../../lib/http/index.ts";
+import { defineEndpoint, type RouteAnswer } from "../../../lib/http/index.ts";
+import type { Representation } from "../../../lib/representation/index.ts";
 
 const DEFAULT_WINDOW_SECONDS = 24 * 3600;
 const DEFAULT_LIMIT = 20;
+const MAX_WAIT_SECONDS = 30;
 
 const query = Type.Object({
 	limit: Type.Optional(
@@ -51,12 +53,41 @@ const query = Type.Object({
 			describedAs: { type: "string", maxLength: 255, examples: ["+15551234567", "Unknown"] },
 		}),
 	),
+	wait: Type.Optional(
+		Type.Transform(
+			Type.String({
+				pattern: "^0*(?:[1-9]|[12][0-9]|30)$",
+				errorMessage: `The wait field must be an integer between 1 and ${MAX_WAIT_SECONDS}.`,
+				description:
+					"Seconds the server may hold the answer until there is something new: an integer from 1 to " +
+					"30. With `If-None-Match`, the answer comes as soon as it differs from that tag (a 200); " +
+					"without it, as soon as the list is not empty. Otherwise, after about `wait` seconds (up to " +
+					"a tenth sooner, at random), it is the answer the request would get without `wait`: a 304 " +
+					"for a matching `If-None-Match`, `[]` without one. Counted once against the rate limit, on " +
+					"arrival, whose headers it carries. A HEAD, and a request past the server's bounds on held " +
+					"requests (per client and per instance), are answered at once as if `wait` were absent.",
+				describedAs: { type: "integer", minimum: 1, maximum: MAX_WAIT_SECONDS, examples: [30] },
+			}),
+		)
+			.Decode(Number)
+			.Encode(String),
+	),
 });
 
 function senderFilter(from: string | undefined): SenderFilter {
 	if (from === undefined) return { kind: "any" };
 	if (isUnknownSenderQuery(from)) return { kind: "unknown" };
 	return { kind: "key", key: senderMatchKey(from) };
+}
+
+/** The faxes a request at `now` asks for: `since` defaults to a day back, never before retention. */
+function listQuery(since: number | undefined, sender: SenderFilter, limit: number, now: number): ListQuery {
+	const after = Math.max(since ?? now - DEFAULT_WINDOW_SECONDS, retentionCutoff(now) - 1);
+	return { after, sender, limit };
+}
+
+async function listed(body: Representation | Promise<Representation>): Promise<RouteAnswer> {
+	return { status: 200, body: await body };
 }
 
 /** GET /api/faxes: newest first, never older than the retention period. */
@@ -74,10 +105,18 @@ export const route = defineEndpoint({
 			200: { description: "The matching faxes, newest first; `[]` when none matches.", body: FaxListSchema },
 		},
 	},
-	get({ query, now }, { faxes }) {
-		const since = query.since ?? now - DEFAULT_WINDOW_SECONDS;
-		const after = Math.max(since, retentionCutoff(now) - 1);
+	get({ query, now, hold }, { faxes, heldLists }) {
 		const sender = senderFilter(query.from);
-		return { status: 200, body: faxes.list({ after, sender, limit: query.limit ?? DEFAULT_LIMIT }, now) };
+		const limit = query.limit ?? DEFAULT_LIMIT;
+		const answerAt = (seconds: number) => faxes.list(listQuery(query.since, sender, limit, seconds), seconds);
+		if (query.wait === undefined || hold === undefined) return { status: 200, body: answerAt(now) };
+		return listed(
+			heldLists.hold({
+				...hold(),
+				seconds: query.wait,
+				sender: sender.kind === "any" ? undefined : sender.kind === "key" ? sender.key : null,
+				answerAt,
+			}),
+		);
 	},
 });

@@ -1,0 +1,188 @@
+import type { FaxChange, RecentFaxes } from "../recent/index.ts";
+import { noneMatchHits, type Representation } from "../representation/index.ts";
+
+/** What holding a GET needs of its connection; a HEAD, answered at once, has none. */
+export interface HoldableRequest {
+	/** The client's rate-limit key, which the per-client bound counts by. */
+	clientKey: string;
+	ifNoneMatch: string | null;
+	/** Aborts when the client goes away. */
+	signal: AbortSignal;
+	/** Keeps the connection open this many seconds without traffic (Bun's idle timeout would cut it). */
+	keepOpen(seconds: number): void;
+}
+
+/** A list request with `wait`. */
+export interface ListWait extends HoldableRequest {
+	/** The `wait` parameter, whole seconds. */
+	seconds: number;
+	/** The sender the list is filtered by: its match key, null for `Unknown`, undefined for every sender. */
+	sender: string | null | undefined;
+	/** The answer the request would get without `wait` at this time (Unix seconds). */
+	answerAt(nowSeconds: number): Representation;
+}
+
+export interface HoldLimits {
+	/** Requests one instance holds at once. */
+	maxHeld: number;
+	/** Requests one client key may have held on one instance at once. */
+	maxPerClient: number;
+}
+
+interface Held {
+	wait: ListWait;
+	timer: Timer;
+	finish(answer: Representation): void;
+	abandon(): void;
+}
+
+// The time limit is shortened by up to this share at random, so that clients
+// that asked together come back spread out, and never later than they asked.
+const SPREAD = 0.1;
+// While anything is held, other processes' commits are looked for this often:
+// one read of the WAL index header (or one PRAGMA data_version) each time.
+const CHECK_INTERVAL_MS = 10;
+// Past its time limit, a held connection stays open this much longer before Bun may cut it.
+const KEEP_OPEN_MARGIN_SECONDS = 5;
+
+/**
+ * The list requests with `wait` held by this instance. A request is answered
+ * as soon as its answer differs from its `If-None-Match`, or is no longer
+ * empty without one; else at its time limit with what it would get then.
+ *
+ * Held requests are kept by the sender they ask for, so a commit re-checks
+ * only those it can change: the requests of the senders whose faxes came or
+ * went, and those of every sender. With nothing held, no timer runs.
+ */
+export class HeldLists {
+	readonly #faxes: RecentFaxes;
+	readonly #limits: HoldLimits;
+	readonly #clock: () => number;
+	readonly #random: () => number;
+	/** Requests for every sender. */
+	readonly #anySender = new Set<Held>();
+	/** Requests for one sender, by match key; null holds those for `Unknown`. */
+	readonly #bySender = new Map<string | null, Set<Held>>();
+	readonly #perClient = new Map<string, number>();
+	#size = 0;
+	#check: Timer | undefined;
+	#released = false;
+
+	constructor(
+		faxes: RecentFaxes,
+		limits: HoldLimits,
+		options: { clock?: () => number; random?: () => number } = {},
+	) {
+		this.#faxes = faxes;
+		this.#limits = limits;
+		this.#clock = options.clock ?? Date.now;
+		this.#random = options.random ?? Math.random;
+		faxes.watch((change) => this.#wake(change));
+	}
+
+	/** Requests held now. */
+	get size(): number {
+		return this.#size;
+	}
+
+	/**
+	 * The answer to `wait`: at once when it already has something new, when a
+	 * bound is reached or the instance is stopping; else when it has, or at its
+	 * time limit.
+	 */
+	hold(wait: ListWait): Representation | Promise<Representation> {
+		const answer = wait.answerAt(this.#nowSeconds());
+		if (this.#released || isNews(wait, answer) || !this.#hasRoomFor(wait.clientKey)) return answer;
+		return new Promise((resolve) => this.#add(wait, resolve));
+	}
+
+	/** Answers every held request at once, with what it would get at its time limit, and holds no more. */
+	releaseAll(): void {
+		this.#released = true;
+		const now = this.#nowSeconds();
+		for (const held of this.#all()) held.finish(held.wait.answerAt(now));
+	}
+
+	#nowSeconds(): number {
+		return Math.floor(this.#clock() / 1000);
+	}
+
+	#hasRoomFor(clientKey: string): boolean {
+		return (
+			this.#size < this.#limits.maxHeld && (this.#perClient.get(clientKey) ?? 0) < this.#limits.maxPerClient
+		);
+	}
+
+	#add(wait: ListWait, resolve: (answer: Representation) => void): void {
+		const limitMs = wait.seconds * 1000 * (1 - SPREAD * this.#random());
+		wait.keepOpen(wait.seconds + KEEP_OPEN_MARGIN_SECONDS);
+		const group = this.#groupOf(wait.sender);
+		const held: Held = {
+			wait,
+			timer: setTimeout(() => held.finish(wait.answerAt(this.#nowSeconds())), limitMs),
+			finish: (answer) => {
+				this.#remove(held, group);
+				resolve(answer);
+			},
+			abandon: () => held.finish(wait.answerAt(this.#nowSeconds())),
+		};
+		group.add(held);
+		wait.signal.addEventListener("abort", held.abandon, { once: true });
+		this.#perClient.set(wait.clientKey, (this.#perClient.get(wait.clientKey) ?? 0) + 1);
+		if (this.#size++ === 0)
+			this.#check = setInterval(() => this.#faxes.catchUp(this.#nowSeconds()), CHECK_INTERVAL_MS);
+	}
+
+	#groupOf(sender: string | null | undefined): Set<Held> {
+		if (sender === undefined) return this.#anySender;
+		let group = this.#bySender.get(sender);
+		if (group === undefined) {
+			group = new Set();
+			this.#bySender.set(sender, group);
+		}
+		return group;
+	}
+
+	#remove(held: Held, group: Set<Held>): void {
+		if (!group.delete(held)) return;
+		clearTimeout(held.timer);
+		held.wait.signal.removeEventListener("abort", held.abandon);
+		const { clientKey, sender } = held.wait;
+		if (group.size === 0 && sender !== undefined) this.#bySender.delete(sender);
+		const count = (this.#perClient.get(clientKey) ?? 1) - 1;
+		if (count === 0) this.#perClient.delete(clientKey);
+		else this.#perClient.set(clientKey, count);
+		if (--this.#size === 0) clearInterval(this.#check);
+	}
+
+	#wake(change: FaxChange): void {
+		if (this.#size === 0) return;
+		const now = this.#nowSeconds();
+		const woken = change.unattributed ? this.#all() : this.#affectedBy(change.senders);
+		for (const held of woken) {
+			const answer = held.wait.answerAt(now);
+			if (isNews(held.wait, answer)) held.finish(answer);
+		}
+	}
+
+	/** Copies, so that finishing a request while walking them is safe. */
+	#all(): Held[] {
+		const all = [...this.#anySender];
+		for (const group of this.#bySender.values()) all.push(...group);
+		return all;
+	}
+
+	#affectedBy(senders: ReadonlySet<string | null>): Held[] {
+		const affected = [...this.#anySender];
+		for (const sender of senders) {
+			const group = this.#bySender.get(sender);
+			if (group !== undefined) affected.push(...group);
+		}
+		return affected;
+	}
+}
+
+/** Whether `answer` is worth answering before the time limit. */
+function isNews(wait: ListWait, answer: Representation): boolean {
+	return wait.ifNoneMatch === null ? answer.text !== "[]" : !noneMatchHits(wait.ifNoneMatch, answer.etag);
+}

@@ -1,0 +1,247 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { ago, faxRecord } from "../../testkit/fixtures.ts";
+import { makeTempDir, runFax, type TestServer, useTestServers } from "../../testkit/server.ts";
+
+// Blocking polls: GET /api/faxes?wait=N is held until the answer has
+// something new for the client, or N seconds pass.
+
+const start = useTestServers();
+const SINCE = ago(3600);
+const LIST = `/api/faxes?since=${SINCE}&limit=100`;
+
+interface Answer {
+	status: number;
+	headers: Headers;
+	body: string;
+	/** Milliseconds from sending to the whole answer. */
+	ms: number;
+}
+
+async function get(
+	server: TestServer,
+	path: string,
+	headers: Record<string, string> = {},
+	init: BunFetchRequestInit = {},
+): Promise<Answer> {
+	const began = performance.now();
+	const response = await server.request(path, { headers, ...init });
+	const body = await response.text();
+	return { status: response.status, headers: response.headers, body, ms: performance.now() - began };
+}
+
+const slugsOf = (answer: Answer) => (JSON.parse(answer.body) as { slug: string }[]).map((fax) => fax.slug);
+
+/** `fax import` in another process, as the operator runs it while the server serves. */
+async function importFaxes(server: TestServer, records: unknown[]): Promise<void> {
+	const file = join(makeTempDir(), "faxes.json");
+	await Bun.write(file, JSON.stringify(records));
+	const result = await runFax(["import", file], server.env);
+	expect([result.code, result.stderr]).toEqual([0, ""]);
+}
+
+/** Resolves once `server` holds `count` requests, as /metrics counts them. */
+async function heldCount(server: TestServer, count: number): Promise<void> {
+	const deadline = Date.now() + 5000;
+	for (;;) {
+		const metrics = await (await server.admin("/metrics")).text();
+		if (metrics.includes(`\ntestfax_held_requests ${count}\n`)) return;
+		if (Date.now() > deadline) throw new Error(`not ${count} held within 5 s`);
+		await Bun.sleep(10);
+	}
+}
+
+describe("the wait parameter", () => {
+	test.each(["0", "31", "-1", "1.5", "abc", "1e1", "+5"])("wait=%p is a 422 naming wait", async (value) => {
+		const server = await start();
+		const answer = await get(server, `/api/faxes?wait=${value}`);
+		expect([answer.status, JSON.parse(answer.body)]).toEqual([
+			422,
+			{
+				message: "The wait field must be an integer between 1 and 30.",
+				errors: { wait: ["The wait field must be an integer between 1 and 30."] },
+			},
+		]);
+	});
+
+	test("wait[]=1 and a repeated wait are 422 as every parameter; wait= is absent", async () => {
+		const server = await start();
+		for (const path of ["/api/faxes?wait[]=1", "/api/faxes?wait=1&wait=2"]) {
+			const answer = await get(server, path);
+			expect([answer.status, JSON.parse(answer.body).errors]).toEqual([
+				422,
+				{ wait: ["The wait field must be a single value."] },
+			]);
+		}
+		const absent = await get(server, "/api/faxes?wait=");
+		expect([absent.status, absent.body]).toEqual([200, "[]"]);
+		expect(absent.ms).toBeLessThan(500);
+	});
+
+	test("a list that is not empty is answered at once; an empty one after about wait seconds, as []", async () => {
+		const server = await start({ faxes: [faxRecord({ slug: "fax_there1", received_at: ago(60) })] });
+		const found = await get(server, `${LIST}&wait=30`);
+		expect([found.status, slugsOf(found)]).toEqual([200, ["fax_there1"]]);
+		expect(found.ms).toBeLessThan(500);
+		const empty = await get(server, `${LIST}&from=NOBODY&wait=1`);
+		expect([empty.status, empty.body, empty.headers.get("etag") !== null]).toEqual([200, "[]", true]);
+		// The limit is shortened by up to a tenth, never lengthened.
+		expect(empty.ms).toBeGreaterThanOrEqual(890);
+		expect(empty.ms).toBeLessThan(1500);
+	});
+
+	test("a matching If-None-Match is held, then a 304; a differing one is a 200 at once", async () => {
+		const server = await start({ faxes: [faxRecord({ slug: "fax_there1", received_at: ago(60) })] });
+		const etag = (await get(server, LIST)).headers.get("etag") ?? "";
+		const held = await get(server, `${LIST}&wait=1`, { "if-none-match": etag });
+		expect([held.status, held.body, held.headers.get("etag")]).toEqual([304, "", etag]);
+		expect(held.ms).toBeGreaterThanOrEqual(890);
+		const other = await get(server, `${LIST}&wait=30`, { "if-none-match": 'W/"other"' });
+		expect([other.status, slugsOf(other)]).toEqual([200, ["fax_there1"]]);
+		expect(other.ms).toBeLessThan(500);
+	});
+
+	test("HEAD answers at once, with the status and headers GET would give without wait", async () => {
+		const server = await start();
+		const head = await get(server, `${LIST}&wait=30`, {}, { method: "HEAD" });
+		expect([head.status, head.body, head.headers.get("x-ratelimit-remaining")]).toEqual([200, "", "999999"]);
+		expect(head.ms).toBeLessThan(500);
+	});
+
+	test("a fax imported by another process wakes the held request at once", async () => {
+		const server = await start();
+		const held = get(server, `${LIST}&wait=30`);
+		await heldCount(server, 1);
+		const began = performance.now();
+		await importFaxes(server, [faxRecord({ slug: "fax_woken1", received_at: ago(30) })]);
+		const imported = performance.now();
+		const answer = await held;
+		expect([answer.status, slugsOf(answer)]).toEqual([200, ["fax_woken1"]]);
+		expect(performance.now() - imported).toBeLessThan(1000);
+		expect(performance.now() - began).toBeLessThan(10_000);
+		await heldCount(server, 0);
+	});
+
+	test("a removal by another process changes a held answer that is not empty: a 200 without the fax", async () => {
+		const server = await start({
+			faxes: [
+				faxRecord({ slug: "fax_older1", received_at: ago(120) }),
+				faxRecord({ slug: "fax_newer1", received_at: ago(60) }),
+			],
+		});
+		const etag = (await get(server, LIST)).headers.get("etag") ?? "";
+		const held = get(server, `${LIST}&wait=30`, { "if-none-match": etag });
+		await heldCount(server, 1);
+		const removed = await runFax(["remove", "fax_newer1"], server.env);
+		expect(removed.code).toBe(0);
+		const answer = await held;
+		expect([answer.status, slugsOf(answer)]).toEqual([200, ["fax_older1"]]);
+		expect(answer.ms).toBeLessThan(10_000);
+	});
+
+	test("a fax of another sender leaves a held request of one sender held", async () => {
+		const server = await start();
+		const mine = get(server, `${LIST}&from=%2B15550001111&wait=2`);
+		const anyone = get(server, `${LIST}&wait=30`);
+		await heldCount(server, 2);
+		await importFaxes(server, [
+			faxRecord({ slug: "fax_theirs", sender: "+1 555 000 2222", received_at: ago(30) }),
+		]);
+		expect(slugsOf(await anyone)).toEqual(["fax_theirs"]);
+		const own = await mine;
+		expect([own.status, own.body]).toEqual([200, "[]"]);
+		expect(own.ms).toBeGreaterThanOrEqual(1790);
+	});
+
+	test("a held request counts once, on arrival, and carries the rate-limit headers of that moment", async () => {
+		const server = await start({ env: { RATE_LIMIT_PER_MINUTE: "5" } });
+		const held = get(server, `${LIST}&wait=1`);
+		await heldCount(server, 1);
+		const meanwhile = await get(server, LIST);
+		expect(meanwhile.headers.get("x-ratelimit-remaining")).toBe("3");
+		const answer = await held;
+		expect([answer.status, answer.headers.get("x-ratelimit-remaining")]).toEqual([200, "4"]);
+		const after = await get(server, LIST);
+		expect(after.headers.get("x-ratelimit-remaining")).toBe("2");
+	});
+
+	test("clients that asked together come back spread over the last tenth of the limit", async () => {
+		const server = await start({ env: { WAIT_MAX_HELD_PER_CLIENT: "12" } });
+		const answers = await Promise.all(Array.from({ length: 12 }, () => get(server, `${LIST}&wait=2`)));
+		const times = answers.map((answer) => answer.ms);
+		expect(Math.min(...times)).toBeGreaterThanOrEqual(1790);
+		expect(Math.max(...times)).toBeLessThan(2500);
+		expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(40);
+	});
+
+	test("a held request outlives the idle timeout of its connection", async () => {
+		// Bun checks idle connections every 4 s or so: 1 s of idle time cuts a connection after about 4 s.
+		const server = await start({ env: { IDLE_TIMEOUT_SECONDS: "1" } });
+		const answer = await get(server, `${LIST}&wait=6`);
+		expect([answer.status, answer.body]).toEqual([200, "[]"]);
+		expect(answer.ms).toBeGreaterThanOrEqual(5390);
+	});
+});
+
+describe("the bounds", () => {
+	const TRUSTED = { TRUST_PROXY: "127.0.0.1" };
+	const from = (client: string) => ({ "x-forwarded-for": client });
+
+	test("past WAIT_MAX_HELD_PER_CLIENT a request is answered at once; other clients are still held", async () => {
+		const server = await start({ env: { ...TRUSTED, WAIT_MAX_HELD_PER_CLIENT: "2" } });
+		const first = [
+			get(server, `${LIST}&wait=1`, from("192.0.2.1")),
+			get(server, `${LIST}&wait=1`, from("192.0.2.1")),
+		];
+		await heldCount(server, 2);
+		const third = await get(server, `${LIST}&wait=30`, from("192.0.2.1"));
+		expect([third.status, third.body]).toEqual([200, "[]"]);
+		expect(third.ms).toBeLessThan(500);
+		const other = get(server, `${LIST}&wait=1`, from("192.0.2.2"));
+		await heldCount(server, 3);
+		await Promise.all([...first, other]);
+	});
+
+	test("past WAIT_MAX_HELD a request is answered at once, whoever asks", async () => {
+		const server = await start({ env: { ...TRUSTED, WAIT_MAX_HELD: "1" } });
+		const held = get(server, `${LIST}&wait=1`, from("192.0.2.1"));
+		await heldCount(server, 1);
+		const etag = (await get(server, LIST)).headers.get("etag") ?? "";
+		const other = await get(server, `${LIST}&wait=30`, { ...from("192.0.2.2"), "if-none-match": etag });
+		expect([other.status, other.body]).toEqual([304, ""]);
+		expect(other.ms).toBeLessThan(500);
+		await held;
+	});
+
+	test("a client that goes away frees its place at once", async () => {
+		const server = await start({ env: { ...TRUSTED, WAIT_MAX_HELD: "1" } });
+		const gone = new AbortController();
+		const abandoned = get(server, `${LIST}&wait=30`, from("192.0.2.1"), { signal: gone.signal }).catch(
+			(error: Error) => error.name,
+		);
+		await heldCount(server, 1);
+		gone.abort();
+		expect(await abandoned).toBe("AbortError");
+		await heldCount(server, 0);
+	});
+});
+
+describe("the drain", () => {
+	test("stopping answers every held request at once with its time limit's answer, and does not wait for them", async () => {
+		const server = await start({ faxes: [faxRecord({ slug: "fax_there1", received_at: ago(60) })] });
+		const etag = (await get(server, LIST)).headers.get("etag") ?? "";
+		const empty = get(server, `${LIST}&from=NOBODY&wait=30`);
+		const unchanged = get(server, `${LIST}&wait=30`, { "if-none-match": etag });
+		await heldCount(server, 2);
+		const began = performance.now();
+		await server.stop();
+		const stoppedMs = performance.now() - began;
+		const answers = await Promise.all([empty, unchanged]);
+		expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
+			[200, "[]"],
+			[304, ""],
+		]);
+		expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(2000);
+		expect(stoppedMs).toBeLessThan(2000);
+	});
+});
