@@ -1,3 +1,4 @@
+import { MAX_PAGES } from "./limits.ts";
 import { readTiffDirectories, TIFF_TAG } from "./tiff-directories.ts";
 
 // A station ID (TSI) is at most 20 characters (T.30); the rest of the
@@ -11,7 +12,7 @@ const NO_TSI = new Set(["", "<UNSPECIFIED>"]);
  * reads it ("Sender:"). Null when the sender gave none or the file has none.
  */
 export function faxStationId(tiff: Uint8Array): string | null {
-	const directories = readTiffDirectories(tiff, 1);
+	const directories = readTiffDirectories(tiff, MAX_PAGES);
 	if (typeof directories === "string" || directories.length === 0) return null;
 	const description = directories[0]?.text(TIFF_TAG.imageDescription, DESCRIPTION_BYTES);
 	const tsi = description?.split("\n", 1)[0]?.trim() ?? "";

@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdirSync, readdirSync, statSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { runCommand } from "../../testkit/processes.ts";
+import { makeTempDir, runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
+
+const fixturePath = (name: string) => join(import.meta.dir, "../../fixtures", name);
+
+interface Fax {
+	slug: string;
+	from: string | null;
+	received_at: string;
+	page_count: number | null;
+}
+
+let server: TestServer;
+beforeAll(async () => {
+	server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+async function listedFrom(sender: string): Promise<Fax[]> {
+	const answer = await server.request(
+		`/api/faxes?limit=100&since=2000-01-01T00:00:00Z&from=${encodeURIComponent(sender)}`,
+	);
+	return (await answer.json()) as Fax[];
+}
+
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(".000Z", "Z");
+
+/** The scan-to-email fixture as a mail server relays it: its own Received line on top. */
+async function relayedEmail(options: { sender: string; messageId: string | null; relayedAt: number }) {
+	const fixture = await Bun.file(fixturePath("ingest/scan-to-email.eml")).text();
+	const relayed = new Date(options.relayedAt * 1000).toUTCString().replace("GMT", "+0000");
+	const message = fixture
+		.replace(/^From: .*$/m, `From: <${options.sender}>`)
+		.replace(
+			/^Message-ID: .*\r?\n/m,
+			options.messageId === null ? "" : `Message-ID: ${options.messageId}\r\n`,
+		);
+	return `Received: from mfp (mfp [127.0.0.1])\r\n\tby mx.test.example (Postfix) with ESMTP id 4Xk2;\r\n\t${relayed} (UTC)\r\n${message}`;
+}
+
+describe("fax receive-mail", () => {
+	test("listed at the time of the first Received header, however long ago; the same Message-ID again lists nothing new", async () => {
+		const relayedAt = Math.floor(Date.now() / 1000) - 3 * 3600;
+		const message = await relayedEmail({
+			sender: "mail-1@scan.test.example",
+			messageId: "<m1@test>",
+			relayedAt,
+		});
+		const first = await runFax(["receive-mail", "Q1"], server.env, message);
+		expect(first.code).toBe(0);
+		expect(first.stdout).toMatch(/^receive-mail: listed as fax_[A-Za-z0-9]{12}\n$/);
+		const faxes = await listedFrom("mail-1@scan.test.example");
+		expect(faxes.map((fax) => [fax.slug, fax.received_at, fax.page_count])).toEqual([
+			[first.stdout.trim().split(" ").at(-1) ?? "", iso(relayedAt), 2],
+		]);
+		const again = await runFax(["receive-mail", "Q2"], server.env, message);
+		expect(again).toEqual({
+			code: 0,
+			stdout: `receive-mail: already listed as ${faxes[0]?.slug}\n`,
+			stderr: "",
+		});
+		expect(await listedFrom("mail-1@scan.test.example")).toEqual(faxes);
+	});
+
+	test("without a Message-ID the queue id names the message; without either each hand-over is listed", async () => {
+		const relayedAt = Math.floor(Date.now() / 1000) - 60;
+		const message = await relayedEmail({ sender: "mail-2@scan.test.example", messageId: null, relayedAt });
+		expect((await runFax(["receive-mail", "QA"], server.env, message)).code).toBe(0);
+		expect((await runFax(["receive-mail", "QA"], server.env, message)).stdout).toStartWith(
+			"receive-mail: already listed as",
+		);
+		expect(await listedFrom("mail-2@scan.test.example")).toHaveLength(1);
+		expect((await runFax(["receive-mail", "QB"], server.env, message)).code).toBe(0);
+		expect((await runFax(["receive-mail"], server.env, message)).code).toBe(0);
+		expect((await runFax(["receive-mail"], server.env, message)).code).toBe(0);
+		expect(await listedFrom("mail-2@scan.test.example")).toHaveLength(4);
+	});
+
+	test("a database that cannot be opened: exit 75, one line, nothing listed", async () => {
+		const message = await relayedEmail({
+			sender: "mail-3@scan.test.example",
+			messageId: "<m3@test>",
+			relayedAt: 0,
+		});
+		const env = { ...server.env, DATABASE_PATH: "/proc/no-such-place/faxes.sqlite" };
+		const failed = await runFax(["receive-mail", "Q3"], env, message);
+		expect(failed.code).toBe(75);
+		expect(failed.stdout).toBe("");
+		expect(failed.stderr).toMatch(
+			/^receive-mail: not listed now, the mail server will retry: cannot open the database at \/proc\/no-such-place\/faxes\.sqlite \(DATABASE_PATH\): .+\n$/,
+		);
+	});
+});
+
+describe("fax receive-hylafax", () => {
+	let recvq: string;
+	beforeAll(() => {
+		recvq = join(makeTempDir(), "recvq");
+		mkdirSync(recvq);
+	});
+
+	/** A fax as faxgetty leaves it: the TSI as the first line of its ImageDescription. */
+	function queueFax(name: string, tsi: string, endOfCall: number): string {
+		const path = join(recvq, name);
+		copyFileSync(fixturePath("ingest/fax-g3-2d.tif"), path);
+		const tagged = Bun.spawnSync([
+			"tiffset",
+			"-s",
+			"270",
+			`${tsi}\n15550100\nTest Sender\n<NONE>\n5550000`,
+			path,
+		]);
+		expect(tagged.exitCode).toBe(0);
+		utimesSync(path, endOfCall, endOfCall);
+		return path;
+	}
+
+	test("a queue file is listed with its TSI, at its last write; handed over again, it lists nothing new", async () => {
+		const endOfCall = Math.floor(Date.now() / 1000) - 600;
+		const path = queueFax("fax000000001.tif", "+1 555 0100", endOfCall);
+		const first = await runFax(["receive-hylafax", path], server.env);
+		expect(first.stderr).toBe("");
+		expect(first.stdout).toMatch(new RegExp(`^${path}: listed as fax_[A-Za-z0-9]{12} \\(2 pages\\)\\n$`));
+		const faxes = await listedFrom("+1 555 0100");
+		expect(faxes.map((fax) => [fax.from, fax.received_at])).toEqual([["+*****100", iso(endOfCall)]]);
+		const again = await runFax(["receive-hylafax", path], server.env);
+		expect(again.stdout).toBe(`${path}: already listed as ${faxes[0]?.slug}\n`);
+		expect(await listedFrom("+1 555 0100")).toEqual(faxes);
+	});
+
+	test("the sweep lists each queued fax not listed yet, once, and leaves one still being received", async () => {
+		const now = Math.floor(Date.now() / 1000);
+		queueFax("fax000000002.tif", "5550102", now - 300);
+		queueFax("fax000000003.tif", "5550103", now - 40 * 86_400);
+		const receiving = queueFax("fax000000004.tif", "5550104", now);
+		// faxgetty's lock while the call goes on.
+		const call = Bun.spawn(["flock", "--exclusive", "--no-fork", receiving, "sleep", "30"]);
+		await Bun.sleep(200);
+		const sweep = await runFax(["receive-hylafax", "--recvq", recvq], server.env);
+		call.kill();
+		expect(sweep.stderr).toBe("");
+		expect(sweep.stdout).toMatch(
+			new RegExp(`^${join(recvq, "fax000000002.tif")}: listed as fax_\\w{12} \\(2 pages\\)\\n$`),
+		);
+		expect(await listedFrom("5550102")).toHaveLength(1);
+		expect(await listedFrom("5550103")).toEqual([]);
+		expect(await listedFrom("5550104")).toEqual([]);
+		await call.exited;
+		const next = await runFax(["receive-hylafax", "--recvq", recvq], server.env);
+		expect(next.stdout).toMatch(/fax000000004\.tif: listed as/);
+		expect((await runFax(["receive-hylafax", "--recvq", recvq], server.env)).stdout).toBe("");
+		expect(await listedFrom("5550102")).toHaveLength(1);
+		expect(await listedFrom("5550104")).toHaveLength(1);
+	});
+
+	test("the same name with another last write is another fax: HylaFAX's sequence numbers wrap", async () => {
+		const path = queueFax("fax000000005.tif", "5550105", Math.floor(Date.now() / 1000) - 200);
+		expect((await runFax(["receive-hylafax", path], server.env)).code).toBe(0);
+		queueFax("fax000000005.tif", "5550105", Math.floor(Date.now() / 1000) - 100);
+		expect((await runFax(["receive-hylafax", path], server.env)).code).toBe(0);
+		expect(await listedFrom("5550105")).toHaveLength(2);
+	});
+});
+
+test("under a receiver's umask 077, everything the CLI creates is its group's to read and write", async () => {
+	const dir = join(makeTempDir(), "shared");
+	const env = {
+		...server.env,
+		DATABASE_PATH: join(dir, "db", "faxes.sqlite"),
+		STORAGE_DIR: join(dir, "storage"),
+	};
+	const ingest = await runCommand(
+		[
+			"sh",
+			"-c",
+			`umask 077 && exec "$0" bin/fax.ts ingest "$1" --source phone`,
+			process.execPath,
+			fixturePath("ingest/fax-g3-2d.tif"),
+		],
+		{ cwd: join(import.meta.dir, "../.."), env },
+	);
+	expect(ingest.code).toBe(0);
+	const modes = (path: string): string[] =>
+		readdirSync(path, { recursive: true, withFileTypes: false })
+			.map(String)
+			.map((name) => `${name} ${(statSync(join(path, name)).mode & 0o7777).toString(8)}`)
+			.sort();
+	const slug = /fax_\w{12}/.exec(ingest.stdout)?.[0] ?? "";
+	expect(modes(dir).filter((line) => !/faxes\.sqlite-(wal|shm)/.test(line))).toEqual([
+		"db 2770",
+		"db/faxes.sqlite 660",
+		"storage 2770",
+		"storage/faxes 2770",
+		`storage/faxes/${slug}-thumb.jpg 660`,
+		`storage/faxes/${slug}.pdf 660`,
+	]);
+});
+
+test("two hand-overs of one receipt key at once: one fax is listed, both name it, and the loser's files are gone", async () => {
+	const dir = makeTempDir();
+	const env = { ...server.env, STORAGE_DIR: join(dir, "storage") };
+	const args = ["ingest", fixturePath("ingest/fax-g3-2d.tif"), "--source", "phone", "--sender", "5550199"];
+	const runs = await Promise.all(
+		Array.from({ length: 4 }, () =>
+			runFax([...args, "--receipt-key", "race:1"], { ...env, DATABASE_PATH: server.databasePath }),
+		),
+	);
+	expect(runs.map((run) => run.code)).toEqual([0, 0, 0, 0]);
+	const slugs = new Set(runs.map((run) => run.stdout.trim()));
+	expect(slugs.size).toBe(1);
+	expect((await listedFrom("5550199")).map((fax) => fax.slug)).toEqual([...slugs]);
+	expect(runs.filter((run) => run.stderr.startsWith("ingest: already listed as")).length).toBe(3);
+	expect(readdirSync(join(dir, "storage", "faxes")).sort()).toEqual([
+		`${[...slugs][0]}-thumb.jpg`,
+		`${[...slugs][0]}.pdf`,
+	]);
+});
