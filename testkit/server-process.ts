@@ -35,16 +35,22 @@ export function spawnServer(env: Record<string, string>, options: ServerProcessO
 export async function startServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}) {
 	const script = options.script ?? "bin/server.ts";
 	const child = spawnServer(env, options);
-	const reader = child.stderr.getReader();
+	const log = await untilListening(child.stderr, script);
+	const url = /listening on (\S+)/.exec(log)?.[1] ?? "";
+	const adminUrl = /\(admin (\S+)\)/.exec(log)?.[1] ?? "";
+	return { child, url, adminUrl, log };
+}
+
+/** Reads a server's standard error until it announces its address; returns what it read. */
+export async function untilListening(stderr: ReadableStream<Uint8Array>, what: string): Promise<string> {
+	const reader = stderr.getReader();
 	const decoder = new TextDecoder();
 	let log = "";
 	while (!log.includes("listening on")) {
 		const { value, done } = await reader.read();
-		if (done) throw new Error(`${script} exited: ${log}`);
+		if (done) throw new Error(`${what} exited: ${log}`);
 		log += decoder.decode(value, { stream: true });
 	}
 	reader.releaseLock();
-	const url = /listening on (\S+)/.exec(log)?.[1] ?? "";
-	const adminUrl = /\(admin (\S+)\)/.exec(log)?.[1] ?? "";
-	return { child, url, adminUrl, log };
+	return log;
 }

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { childEnv } from "../../testkit/child-env.ts";
 import { childrenOf, firstChildOf } from "../../testkit/processes.ts";
 import { makeTempDir } from "../../testkit/server.ts";
-import { spawnServer, startServerProcess } from "../../testkit/server-process.ts";
+import { spawnServer, startServerProcess, untilListening } from "../../testkit/server-process.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const dir = makeTempDir();
@@ -115,13 +115,7 @@ test("the container's command, run as PID 1 of its own PID namespace, drains on 
 		stdout: "ignore",
 		stderr: "pipe",
 	});
-	const reader = child.stderr.getReader();
-	let stderr = "";
-	while (!stderr.includes("listening on")) {
-		const { value, done } = await reader.read();
-		if (done) throw new Error(`the command ended: ${stderr}`);
-		stderr += new TextDecoder().decode(value);
-	}
+	const stderr = await untilListening(child.stderr, "the command");
 	const url = /listening on (\S+)/.exec(stderr)?.[1] ?? "";
 	expect((await fetch(`${url}/api/faxes`)).status).toBe(200);
 	const server = await firstChildOf(child.pid);

@@ -30,6 +30,7 @@ import {
 	until,
 	writeSettings,
 } from "../../testkit/receivers.ts";
+import { untilListening } from "../../testkit/server-process.ts";
 
 setDefaultTimeout(180_000);
 
@@ -58,14 +59,7 @@ async function startApi(): Promise<void> {
 		stderr: "pipe",
 	});
 	server = child;
-	const reader = child.stderr.getReader();
-	let log = "";
-	while (!log.includes("listening on")) {
-		const { value, done } = await reader.read();
-		if (done) throw new Error(`the server exited: ${log}`);
-		log += new TextDecoder().decode(value);
-	}
-	reader.releaseLock();
+	await untilListening(child.stderr, "the server");
 }
 
 function useSettings(changes: Record<string, string> = {}): void {
@@ -267,8 +261,9 @@ describe("HylaFAX", () => {
 	let first: Fax;
 	let firstQueueFile = "";
 
-	test("a fax by phone is listed once, at the end of the call; faxrcvd run again lists nothing new", async () => {
+	test("a fax by phone is listed once, at its last page's write, and a waiting client prints it within 1.5 s of the hang-up; faxrcvd run again lists nothing new", async () => {
 		const before = new Set(readdirSync(join(SPOOL, "recvq")));
+		const client = waitingClient(new Date().toISOString());
 		line?.send(join(ROOT, "fixtures/ingest/fax-g3-2d.tif"));
 		const faxes = await until(
 			async () => {
@@ -279,13 +274,19 @@ describe("HylaFAX", () => {
 			10,
 		);
 		const listedAtMs = Date.now();
+		const printed = await client;
 		firstQueueFile =
 			readdirSync(join(SPOOL, "recvq")).find((name) => !before.has(name) && name !== "seqf") ?? "";
-		const endOfCallMs = statSync(join(SPOOL, "recvq", firstQueueFile)).mtimeMs;
-		console.log(`HylaFAX: end of the call -> listed in ${Math.round(listedAtMs - endOfCallMs)} ms`);
+		const lastPageMs = statSync(join(SPOOL, "recvq", firstQueueFile)).mtimeMs;
+		const hangUpMs = hangUpOf(firstQueueFile);
+		console.log(
+			`HylaFAX: last page written -> hang-up ${Math.round(hangUpMs - lastPageMs)} ms; hang-up -> listed ${Math.round(listedAtMs - hangUpMs)} ms (polled every 10 ms); hang-up -> fax wait printed it ${Math.round(printed.atMs - hangUpMs)} ms`,
+		);
+		expect(printed.atMs - hangUpMs).toBeLessThan(1500);
 		expect(faxes).toHaveLength(1);
 		first = faxes[0] as Fax;
-		expect(first).toMatchObject({ source: "phone", page_count: 2, received_at: isoSecond(endOfCallMs) });
+		expect(JSON.parse(printed.line)).toEqual(first);
+		expect(first).toMatchObject({ source: "phone", page_count: 2, received_at: isoSecond(lastPageMs) });
 		await until(() => (logLines(syslog, /testfax: .*listed as fax_/).length > 0 ? true : undefined), 5000);
 
 		sh(faxgettyRuns(`recvq/${firstQueueFile}`));
@@ -295,7 +296,7 @@ describe("HylaFAX", () => {
 		expect((await listed()).filter((fax) => fax.source === "phone")).toEqual([first]);
 	});
 
-	test("the settings file missing during a call: one line in syslog, and the cron sweep lists the fax once, at the end of the call", async () => {
+	test("the settings file missing during a call: one line in syslog, and the cron sweep lists the fax once, at its last page's write", async () => {
 		const before = new Set(readdirSync(join(SPOOL, "recvq")));
 		renameSync(SETTINGS, `${SETTINGS}.away`);
 		let queueFile = "";
@@ -357,6 +358,46 @@ test("every file the receivers and the server wrote is the shared group's to rea
 	expect(modes.length).toBeGreaterThan(4);
 	for (const entry of modes) expect(entry).toMatch(/^(-rw-rw----|drwxrws---) uucp /);
 });
+
+/** `fax wait` for a 2-page fax since `since`: the line it prints, and when. */
+async function waitingClient(since: string): Promise<{ line: string; atMs: number }> {
+	const child = Bun.spawn(
+		[
+			process.execPath,
+			"bin/fax.ts",
+			"wait",
+			"--base-url",
+			api,
+			"--since",
+			since,
+			"--pages",
+			"2",
+			"--timeout",
+			"170",
+			"--quiet",
+		],
+		{ cwd: ROOT, stdout: "pipe", stderr: "pipe" },
+	);
+	const decoder = new TextDecoder();
+	let seen = "";
+	for await (const chunk of child.stdout) {
+		seen += decoder.decode(chunk, { stream: true });
+		if (seen.includes("\n")) return { line: seen.trim(), atMs: Date.now() };
+	}
+	throw new Error(`fax wait printed nothing: ${await new Response(child.stderr).text()}`);
+}
+
+/** When the sender hung up (DCN), from the session log (centiseconds) of the call that wrote `queueFile`. */
+function hangUpOf(queueFile: string): number {
+	const logDir = join(SPOOL, "log");
+	for (const name of readdirSync(logDir).filter((entry) => /^c\d+$/.test(entry))) {
+		const log = readFileSync(join(logDir, name), "utf8");
+		if (!log.includes(`"recvq/${queueFile}"`)) continue;
+		const stamp = /^(\w{3} +\d+ [\d:.]+): \[\d+\]: RECV recv DCN/m.exec(log)?.[1];
+		if (stamp) return new Date(`${stamp} ${new Date().getFullYear()}`).getTime();
+	}
+	throw new Error(`no session log names recvq/${queueFile}`);
+}
 
 /** faxrcvd as faxgetty runs it: as uucp with no other group and no environment, in the spool. */
 function faxgettyRuns(queueFile: string): string[] {
