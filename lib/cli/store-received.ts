@@ -15,16 +15,6 @@ function isStorageFailure(error: unknown): error is Error {
 	return error.name === "SQLiteError" || (typeof code === "string" && /^E[A-Z]+$/.test(code));
 }
 
-/** receiveFax, with a storage failure returned rather than thrown. */
-export async function receiveOrExplain(...args: Parameters<typeof receiveFax>): Promise<Received | Error> {
-	try {
-		return await receiveFax(...args);
-	} catch (error) {
-		if (isStorageFailure(error)) return error;
-		throw error;
-	}
-}
-
 /** Lists a received file in the configured store; a storage failure is returned, not thrown. */
 export async function storeReceived(
 	config: Config,
@@ -33,7 +23,7 @@ export async function storeReceived(
 ): Promise<Received | Error> {
 	try {
 		return await withStore(config, (store, storageDir) =>
-			receiveOrExplain(file, store, storageDir, Math.floor(nowMs / 1000)),
+			receiveFax(file, store, storageDir, Math.floor(nowMs / 1000)),
 		);
 	} catch (error) {
 		if (isStorageFailure(error)) return error;

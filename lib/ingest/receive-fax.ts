@@ -76,11 +76,14 @@ function documentOf(file: ReceivedFile, email: FaxEmail | null): Promise<Process
 
 /**
  * A relayed email is named by its Message-ID, which a re-delivery and a
- * device's resend keep, else by the mail server's queue id.
+ * device's resend keep, with its Date, so that a device that writes the
+ * same Message-ID on every scan still has each test listed; else by the mail
+ * server's queue id.
  */
 function receiptKeyOf(file: ReceivedFile, email: FaxEmail | null): string | undefined {
 	if (file.relayed === undefined) return file.receiptKey;
-	if (email?.messageId) return `message-id:${email.messageId}`;
+	if (email?.messageId)
+		return `message-id:${email.messageId} date:${email.receivedAt?.toISOString() ?? "none"}`;
 	return file.relayed.queueId === null ? undefined : `queue-id:${file.relayed.queueId}`;
 }
 

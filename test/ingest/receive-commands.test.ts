@@ -65,6 +65,26 @@ describe("fax receive-mail", () => {
 		expect(await listedFrom("mail-1@scan.test.example")).toEqual(faxes);
 	});
 
+	test("a device that writes one Message-ID on every scan: scans of other times are other tests", async () => {
+		const relayedAt = Math.floor(Date.now() / 1000) - 60;
+		const message = await relayedEmail({
+			sender: "mail-4@scan.test.example",
+			messageId: "<same@mfp>",
+			relayedAt,
+		});
+		const later = message.replace(/^Date: .*$/m, "Date: Fri, 20 Nov 2026 09:20:00 +0100");
+		expect((await runFax(["receive-mail", "Q41"], server.env, message)).stdout).toStartWith(
+			"receive-mail: listed as",
+		);
+		expect((await runFax(["receive-mail", "Q42"], server.env, later)).stdout).toStartWith(
+			"receive-mail: listed as",
+		);
+		expect((await runFax(["receive-mail", "Q43"], server.env, later)).stdout).toStartWith(
+			"receive-mail: already listed as",
+		);
+		expect(await listedFrom("mail-4@scan.test.example")).toHaveLength(2);
+	});
+
 	test("without a Message-ID the queue id names the message; without either each hand-over is listed", async () => {
 		const relayedAt = Math.floor(Date.now() / 1000) - 60;
 		const message = await relayedEmail({ sender: "mail-2@scan.test.example", messageId: null, relayedAt });

@@ -3,6 +3,7 @@ import type { FaxStore } from "../../db/index.ts";
 import {
 	completeRecvqFaxes,
 	type RecvqFax,
+	receiveFax,
 	recvqFax,
 	recvqFaxes,
 	recvqReceivedFile,
@@ -10,7 +11,6 @@ import {
 import { errorMessage } from "../../util/index.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
 import { withStore } from "../open-store.ts";
-import { receiveOrExplain } from "../store-received.ts";
 
 /** Hands one queued fax over; returns the line that says what became of it. */
 async function handOver(
@@ -19,8 +19,7 @@ async function handOver(
 	storageDir: string,
 	nowSeconds: number,
 ): Promise<string> {
-	const received = await receiveOrExplain(await recvqReceivedFile(fax), store, storageDir, nowSeconds);
-	if (received instanceof Error) throw received;
+	const received = await receiveFax(await recvqReceivedFile(fax), store, storageDir, nowSeconds);
 	if (received.repeatOf !== undefined) return `already listed as ${received.repeatOf}`;
 	const { slug, page_count } = received.fax;
 	return received.reason === undefined
@@ -68,7 +67,7 @@ export const receiveHylafaxCommand: Command = {
 
 Lists a fax HylaFAX received: FILE is the queue file faxrcvd is called with
 (recvq/faxNNNNNNNNN.tif). The sender is the station ID (TSI) faxgetty wrote
-into the file, received_at the file's last write (the end of the call).
+into the file, received_at the file's last write (its last page).
 A fax is named by its queue file and that time: handed over again, it lists
 nothing new ("already listed").
 
