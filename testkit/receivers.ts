@@ -229,7 +229,7 @@ export function configureHylafax(): void {
 				"",
 			].join("\n"),
 		);
-		const extra = role === "receiver" ? `FaxRcvdCmd: ${APP}/deploy/receivers/hylafax/faxrcvd\n` : "";
+		const extra = role === "receiver" ? readFileSync(join(RECEIVERS, "hylafax/config.modem"), "utf8") : "";
 		writeFileSync(join(SPOOL, "etc", `config.${tty}`), `${example}\n${extra}`);
 		sh(["chown", "uucp:uucp", join(SPOOL, "etc", `config.${tty}`)]);
 	}

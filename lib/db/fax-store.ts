@@ -73,6 +73,7 @@ export class FaxStore {
 	readonly #bySlug: Statement<FaxRow & { id: number }>;
 	readonly #isRemoved: Statement<{ removed_at: number }>;
 	readonly #slugUsed: Statement;
+	readonly #hasRow: Statement;
 	readonly #insert: Statement;
 	readonly #delete: Statement;
 	readonly #tombstone: Statement;
@@ -108,6 +109,7 @@ export class FaxStore {
 		this.#slugUsed = db.prepare(
 			"SELECT 1 FROM faxes WHERE slug = $slug UNION ALL SELECT 1 FROM removed_faxes WHERE slug = $slug",
 		);
+		this.#hasRow = db.prepare("SELECT 1 FROM faxes WHERE slug = $slug");
 		this.#insert = db.prepare(
 			`INSERT INTO faxes (slug, source, sender, sender_key, received_at, page_count, file_size)
 			 VALUES ($slug, $source, $sender, $sender_key, $received_at, $page_count, $file_size)`,
@@ -227,6 +229,11 @@ export class FaxStore {
 			return { state: "found", fax: row };
 		}
 		return this.#isRemoved.get({ slug }) ? { state: "removed" } : { state: "missing" };
+	}
+
+	/** True when a row has the slug, shown or still hidden by its import. */
+	hasRow(slug: string): boolean {
+		return this.#hasRow.get({ slug }) !== null;
 	}
 
 	/** True when the slug was ever used, live, removed or being imported: slugs are never reused. */

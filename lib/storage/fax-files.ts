@@ -17,11 +17,14 @@ export function faxFilePaths(storageDir: string, slug: string): { pdf: string; t
 const TEMP_MARK = ".tmp-";
 /** A fax file under its temporary name, as writeFaxFiles names it. */
 const TEMP_FILE = /^fax_[A-Za-z0-9]+(?:\.pdf|-thumb\.jpg)\.tmp-\d+$/;
+/** A fax file under its own name; the slug is the first group. */
+const FAX_FILE = /^(fax_[A-Za-z0-9]+)(?:\.pdf|-thumb\.jpg)$/;
 /**
- * Older than this, a temporary file belongs to no live ingest: an ingest
- * writes its two files within seconds, and rewrites them on every try.
+ * Older than this, a file no row names belongs to no live ingest: an ingest
+ * writes its two files within seconds, and inserts its row at most the
+ * longest busy timeout (60 s) later.
  */
-export const STRAY_TEMP_FILE_AGE_SECONDS = 3600;
+export const STRAY_FILE_AGE_SECONDS = 3600;
 
 /** Writes both files under temporary names, then renames them into place. */
 export async function writeFaxFiles(
@@ -56,22 +59,31 @@ export async function deleteFaxFiles(storageDir: string, slug: string): Promise<
 }
 
 /**
- * Deletes the temporary files that an ingest killed while writing (SIGKILL, a
- * lost container) left behind, once older than STRAY_TEMP_FILE_AGE_SECONDS;
- * returns how many. Only names of writeFaxFiles' shape are touched.
+ * Deletes what an ingest killed while writing (SIGKILL, a lost container)
+ * left behind, once older than STRAY_FILE_AGE_SECONDS: its temporary files,
+ * and the files of a fax whose row it never inserted (`hasRow` says which
+ * slugs have one). Returns how many. Only names of writeFaxFiles' shape are
+ * touched.
  */
-export async function deleteStrayTempFiles(storageDir: string, nowSeconds: number): Promise<number> {
+export async function deleteStrayFiles(
+	storageDir: string,
+	nowSeconds: number,
+	hasRow: (slug: string) => boolean,
+): Promise<number> {
 	const dir = join(storageDir, "faxes");
 	const names = await readdir(dir).catch((error: { code?: unknown }) => {
 		if (error.code === "ENOENT") return [];
 		throw error;
 	});
+	const isStray = (name: string) => {
+		const slug = FAX_FILE.exec(name)?.[1];
+		return TEMP_FILE.test(name) || (slug !== undefined && !hasRow(slug));
+	};
 	let deleted = 0;
-	for (const name of names) {
-		if (!TEMP_FILE.test(name)) continue;
+	for (const name of names.filter(isStray)) {
 		const path = join(dir, name);
 		const info = await stat(path).catch(() => null);
-		if (info === null || info.mtimeMs / 1000 > nowSeconds - STRAY_TEMP_FILE_AGE_SECONDS) continue;
+		if (info === null || info.mtimeMs / 1000 > nowSeconds - STRAY_FILE_AGE_SECONDS) continue;
 		await rm(path, { force: true });
 		deleted++;
 	}

@@ -1,9 +1,9 @@
 // Fax files on disk and the retention purge.
 export {
 	deleteFaxFiles,
-	deleteStrayTempFiles,
+	deleteStrayFiles,
 	faxFilePaths,
-	STRAY_TEMP_FILE_AGE_SECONDS,
+	STRAY_FILE_AGE_SECONDS,
 	writeFaxFiles,
 } from "./fax-files.ts";
 export { purgeExpired } from "./purge.ts";

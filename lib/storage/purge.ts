@@ -1,12 +1,12 @@
 import type { FaxStore } from "../db/index.ts";
 import { retentionCutoff } from "../fax/index.ts";
-import { deleteFaxFiles, deleteStrayTempFiles } from "./fax-files.ts";
+import { deleteFaxFiles, deleteStrayFiles } from "./fax-files.ts";
 
 /**
  * Deletes faxes past retention: rows first (in short transactions, leaving
  * tombstones so their slugs answer 410), then their files; and what a crashed
- * or stopped writer left behind: the hidden rows of an import, the temporary
- * files of an ingest. Running it twice, or
+ * or stopped writer left behind: the hidden rows of an import, the files of
+ * an ingest killed before its row was inserted. Running it twice, or
  * beside the API, is harmless: the API already answers 410 for expired faxes.
  */
 export async function purgeExpired(
@@ -17,6 +17,6 @@ export async function purgeExpired(
 	await store.cleanAbandonedImports();
 	const slugs = await store.purgeBefore(retentionCutoff(nowSeconds), nowSeconds);
 	for (const slug of slugs) await deleteFaxFiles(storageDir, slug);
-	await deleteStrayTempFiles(storageDir, nowSeconds);
+	await deleteStrayFiles(storageDir, nowSeconds, (slug) => store.hasRow(slug));
 	return slugs;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { STRAY_TEMP_FILE_AGE_SECONDS } from "../../lib/storage/index.ts";
+import { STRAY_FILE_AGE_SECONDS } from "../../lib/storage/index.ts";
 import { childEnv } from "../../testkit/child-env.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
 import { textPdf } from "../document/make-files.ts";
@@ -88,7 +88,7 @@ test(`${KILLS} ingests and removals killed at random moments: nothing half-done 
 	// live ingest's.
 	await Bun.write(join(faxesDir(), "fax_Killed1-thumb.jpg.tmp-4243"), "half a thumbnail");
 	const now = Date.now() / 1000;
-	const aged = now - STRAY_TEMP_FILE_AGE_SECONDS - 60;
+	const aged = now - STRAY_FILE_AGE_SECONDS - 60;
 	for (const name of tempFiles()) utimesSync(join(faxesDir(), name), aged, aged);
 	await Bun.write(join(faxesDir(), "fax_Fresh1.pdf.tmp-4242"), "being written");
 	// Stamped from this process's clock, which the purge shares: the kernel
@@ -101,3 +101,23 @@ test(`${KILLS} ingests and removals killed at random moments: nothing half-done 
 	expect([next.code, next.stderr]).toEqual([0, ""]);
 	await everyListedFaxIsWhole();
 }, 120_000);
+
+test("an ingest killed between its files and its row: the purge deletes files no row names once an hour old, not a listed fax's nor a fresh one's", async () => {
+	const listed = await runFax(["ingest", pdfPath, "--source", "phone", "--sender", "KEPT 1"], server.env);
+	expect(listed.code).toBe(0);
+	const slug = listed.stdout.trim();
+	await Bun.write(join(faxesDir(), "fax_Orphan1.pdf"), "a pdf no row names");
+	await Bun.write(join(faxesDir(), "fax_Orphan1-thumb.jpg"), "its thumbnail");
+	await Bun.write(join(faxesDir(), "fax_Orphan2.pdf"), "an ingest's, about to insert its row");
+	const now = Date.now() / 1000;
+	const aged = now - STRAY_FILE_AGE_SECONDS - 60;
+	for (const name of ["fax_Orphan1.pdf", "fax_Orphan1-thumb.jpg", `${slug}.pdf`, `${slug}-thumb.jpg`]) {
+		utimesSync(join(faxesDir(), name), aged, aged);
+	}
+	utimesSync(join(faxesDir(), "fax_Orphan2.pdf"), now, now);
+	expect((await runFax(["purge"], server.env)).code).toBe(0);
+	const left = readdirSync(faxesDir());
+	expect(left.filter((name) => name.startsWith("fax_Orphan"))).toEqual(["fax_Orphan2.pdf"]);
+	expect(left).toContain(`${slug}.pdf`);
+	expect(left).toContain(`${slug}-thumb.jpg`);
+});
