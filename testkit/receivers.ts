@@ -13,9 +13,7 @@ import {
 	mkdirSync,
 	readdirSync,
 	readFileSync,
-	readlinkSync,
 	rmSync,
-	symlinkSync,
 	writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -50,8 +48,13 @@ export function asUser(
 	return ["setpriv", `--reuid=${user}`, `--regid=${user}`, groups, "env", "-i", ...command];
 }
 
-/** The operator's first steps: the service's user in the fax group, the code at /opt/testfax-api. */
-export function installApp(): void {
+/**
+ * The operator's first steps: the service's user in the fax group, the code
+ * at /opt/testfax-api. The checkout is bind-mounted there rather than linked:
+ * the receivers' users must reach it, and a checkout under /root is no place
+ * `uucp` may enter. Returns the undoing.
+ */
+export function installApp(): () => void {
 	if (Bun.spawnSync(["id", "testfax"]).exitCode !== 0) {
 		sh([
 			"useradd",
@@ -64,11 +67,13 @@ export function installApp(): void {
 		]);
 	}
 	sh(["usermod", "-aG", "uucp", "testfax"]);
-	if (existsSync(APP) || isLink(APP)) {
-		if (!isLink(APP)) throw new Error(`${APP} exists and is not a link: not touching it`);
-		if (readlinkSync(APP) !== ROOT) rmSync(APP);
-	}
-	if (!isLink(APP)) symlinkSync(ROOT, APP);
+	if (isLink(APP)) rmSync(APP);
+	Bun.spawnSync(["umount", APP]);
+	mkdirSync(APP, { recursive: true });
+	if (readdirSync(APP).length > 0) throw new Error(`${APP} holds an installation: not touching it`);
+	sh(["mount", "--bind", ROOT, APP]);
+	// Lazily: the server it ran may still be exiting.
+	return () => void Bun.spawnSync(["umount", "--lazy", APP]);
 }
 
 function isLink(path: string): boolean {

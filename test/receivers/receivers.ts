@@ -66,8 +66,10 @@ function useSettings(changes: Record<string, string> = {}): void {
 	writeSettings({ ...settings, ...changes });
 }
 
+let uninstallApp = () => {};
+
 beforeAll(async () => {
-	installApp();
+	uninstallApp = installApp();
 	Object.assign(data, makeDataDir(8 * 1024 * 1024));
 	const port = await freePort();
 	api = `http://127.0.0.1:${port}`;
@@ -96,6 +98,7 @@ afterAll(() => {
 	syslogd?.kill();
 	sh(["postfix", "stop"]);
 	data.release();
+	uninstallApp();
 	rmSync(logs, { recursive: true, force: true });
 });
 
