@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { realClockEnv } from "./child-env.ts";
+import { removeStaleFaketimeFiles } from "./faketime-files.ts";
 
 const LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 
@@ -13,6 +14,8 @@ const LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
  * relative to `NOW_MS` hold for the child too.
  */
 export function steppedClock(dir: string) {
+	// A child whose PID has a pair left by an earlier one could not make its own.
+	removeStaleFaketimeFiles();
 	const file = join(dir, "faketime-offset");
 	const real = Bun.spawnSync(["date", "+%s.%N"], { env: realClockEnv() });
 	const base = Math.round(Date.now() / 1000 - Number(real.stdout.toString()));
