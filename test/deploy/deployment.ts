@@ -203,17 +203,7 @@ test("the client address comes from the proxy; a forged X-Forwarded-For changes 
 });
 
 test("a fax ingested into the shared file is listed by both instances on the next request", async () => {
-	const ingested = await runFax(
-		[
-			"ingest",
-			join(ROOT, "fixtures/ingest/fax-g3-2d.tif"),
-			"--source",
-			"phone",
-			"--sender",
-			"+1 555 010 4242",
-		],
-		shared,
-	);
+	const ingested = await ingestFixture("+1 555 010 4242");
 	expect(ingested.code).toBe(0);
 	const slug = ingested.stdout.trim();
 	for (const instance of instances) {
@@ -225,6 +215,14 @@ test("a fax ingested into the shared file is listed by both instances on the nex
 	const viaProxy = await get(`/api/faxes/${slug}`, "127.0.0.4");
 	expect(viaProxy.status).toBe(200);
 });
+
+/** `fax ingest` of the fixture fax into the shared file, from `sender`. */
+function ingestFixture(sender: string) {
+	return runFax(
+		["ingest", join(ROOT, "fixtures/ingest/fax-g3-2d.tif"), "--source", "phone", "--sender", sender],
+		shared,
+	);
+}
 
 /** Held polls through nginx, each from an address of its own, so the shared rate limit counts them apart. */
 function holdMany(count: number, path: string, headers: Record<string, string> = {}) {
@@ -250,17 +248,7 @@ test("held polls through nginx on both instances are answered by an ingest into 
 	const held = holdMany(8, path);
 	await until(async () => (await heldEverywhere()) === 8, "8 polls held");
 	expect(await Promise.all(instances.map(heldOn))).toEqual([4, 4]);
-	const ingested = await runFax(
-		[
-			"ingest",
-			join(ROOT, "fixtures/ingest/fax-g3-2d.tif"),
-			"--source",
-			"phone",
-			"--sender",
-			"+1 555 010 4343",
-		],
-		shared,
-	);
+	const ingested = await ingestFixture("+1 555 010 4343");
 	const exited = performance.now();
 	expect(ingested.code).toBe(0);
 	const answers = await Promise.all(held);
