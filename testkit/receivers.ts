@@ -26,10 +26,8 @@ export const SPOOL = "/var/spool/hylafax";
 const RECEIVERS = join(ROOT, "deploy/receivers");
 
 /** Runs a command to its end; throws with its output when it fails. */
-export function sh(command: string[], options: { stdin?: string } = {}): string {
-	const result = Bun.spawnSync(command, {
-		stdin: options.stdin === undefined ? "ignore" : Buffer.from(options.stdin),
-	});
+export function sh(command: string[]): string {
+	const result = Bun.spawnSync(command, { stdin: "ignore" });
 	if (result.exitCode !== 0) {
 		throw new Error(
 			`${command.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}${result.stdout.toString()}`,
