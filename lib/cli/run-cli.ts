@@ -5,7 +5,7 @@ import { type Command, type CommandIO, EXIT, UsageError } from "./command.ts";
 function overview(commands: Command[]): string {
 	const width = Math.max(...commands.map((command) => command.name.length));
 	const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
-	return `Usage: fax <command> [arguments]   (bun run fax ..., or npm run fax -- ...)
+	return `Usage: fax <command> [arguments]   (npm run fax -- ..., or npx bun run fax ...)
 
 Operator commands of testfax-api; the public API stays read-only.
 

@@ -75,7 +75,7 @@ Exit codes:
   3  the service could not be reached, or kept failing until the time limit
 
 Example:
-  bun run fax wait --base-url http://localhost:3000 --from +15551234567`;
+  npm run fax -- wait --base-url http://localhost:3000 --from +15551234567`;
 
 const OPTIONS = {
 	"base-url": { type: "string" },
