@@ -16,16 +16,20 @@
 # Options: --base-url URL (required), --from SENDER (the full sender, never the
 # masked form; "Unknown" for a fax without sender ID), --pages N, --since T
 # (ISO 8601 with offset; default: now), --timeout SECONDS (600),
-# --interval SECONDS (15; strict POSIX sleep takes whole seconds only).
+# --interval SECONDS (15), --help.
 #
 # Exit codes, as `fax wait`: 0 found (the fax on standard output), 1 timed
 # out, 2 bad arguments or the service refused the request (4xx), 3 the service
-# could not be reached or kept failing until the time limit.
+# could not be reached or kept failing until the time limit, 4 rate limited
+# (the last answer was a 429 and none before it brought the list).
 
 USER_AGENT='testfax-wait-example/1.0 (sh)'
 
 log() { printf 'wait-for-fax: %s\n' "$*" >&2; }
-usage() { log "$1"; log "usage: wait-for-fax.sh --base-url URL [--from SENDER] [--pages N] [--since T] [--timeout S] [--interval S]"; exit 2; }
+usage() { log "$1"; log "run with --help for the options and exit codes"; exit 2; }
+# This file's opening comment, without its marks.
+help() { sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0; }
+plural() { if [ "$1" -eq 1 ]; then printf '%s %s' "$1" "$2"; else printf '%s %ss' "$1" "$2"; fi; }
 
 for tool in curl jq; do
 	command -v "$tool" >/dev/null 2>&1 || { log "$tool is needed but not installed"; exit 2; }
@@ -33,6 +37,7 @@ done
 
 base_url='' from='' pages='' since='' timeout=600 interval=15
 while [ $# -gt 0 ]; do
+	[ "$1" != --help ] || help
 	[ $# -ge 2 ] || usage "$1 needs a value"
 	case $1 in
 	--base-url) base_url=$2 ;;
@@ -48,15 +53,22 @@ done
 case $base_url in http://* | https://*) ;; *) usage "--base-url must be an http:// or https:// address" ;; esac
 case $pages in '' | *[!0-9]* | 0) [ -z "$pages" ] || usage "--pages must be a whole number of at least 1" ;; esac
 for value in "$timeout" "$interval"; do
-	jq -en --arg v "$value" '$v | test("^([0-9]+\\.?[0-9]*|\\.[0-9]+)$") and tonumber > 0' >/dev/null ||
+	awk -v v="$value" 'BEGIN { exit !(v ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)$/ && v + 0 > 0) }' ||
 		usage "--timeout and --interval must be numbers of seconds above 0"
 done
 
-now() { jq -n 'now'; }
-# The second before now: the API compares whole seconds, so a fax received in
-# this very second still counts.
-[ -n "$since" ] || since=$(jq -nr 'now - 1 | strftime("%Y-%m-%dT%H:%M:%SZ")')
-deadline=$(jq -n --argjson start "$(now)" --argjson timeout "$timeout" '$start + $timeout')
+# Seconds to the time limit (jq tells the time to the millisecond; awk, which
+# starts far quicker, does the arithmetic).
+seconds_left() { jq -n --argjson deadline "$deadline" '$deadline - now'; }
+# Strict POSIX sleep takes whole seconds; GNU, busybox and BSD sleep take
+# fractions, which the last poll needs to fall on the time limit itself.
+if sleep 0.01 2>/dev/null; then exact_sleep=true; else exact_sleep=false; fi
+# The time limit, and the default since: the second before now (the API
+# compares whole seconds, so a fax received in this very second still counts).
+read -r deadline second_before <<EOF_TIMES
+$(jq -nr --argjson timeout "$timeout" '"\(now + $timeout) \(now - 1 | strftime("%Y-%m-%dT%H:%M:%SZ"))"')
+EOF_TIMES
+[ -n "$since" ] || since=$second_before
 
 work=$(mktemp -d) || exit 3
 trap 'rm -rf "$work"' EXIT
@@ -74,29 +86,32 @@ header() {
 }
 
 # One GET of the list: $1 the wait (0: none), $2 the ETag to send (may be
-# empty), then the query; prints the status and the seconds it took.
+# empty), $3 the seconds left, then the query; prints the status and the
+# seconds it took. Held at most the wait, then answered within the time left
+# (at least 5 s, at most 30 s): a hanging service overruns the limit by 5 s.
 poll() {
 	poll_wait=$1 poll_etag=$2
-	shift 2
+	poll_time=$(awk -v wait="$1" -v left="$3" 'BEGIN { t = (left < 5) ? 5 : left; if (t > 30) t = 30; printf("%.3f", wait + t) }')
+	shift 3
 	[ "$poll_wait" -eq 0 ] || set -- "$@" --data-urlencode "wait=$poll_wait"
 	[ -z "$poll_etag" ] || set -- "$@" -H "If-None-Match: $poll_etag"
-	curl -sS -G --max-time $((poll_wait + 30)) -A "$USER_AGENT" -H 'Accept: application/json' \
+	curl -sS -G --max-time "$poll_time" -A "$USER_AGENT" -H 'Accept: application/json' \
 		-D "$work/headers" -o "$work/body" -w '%{http_code} %{time_total}' "$@" "${base_url%/}/api/faxes" 2>"$work/error"
 }
 
 log "waiting up to $timeout s for a fax received after $since: send it now"
-polls=0 failure='' etag=''
+polls=0 failure='' etag='' listed=false
 while :; do
 	polls=$((polls + 1))
 	delay=$interval
+	left=$(seconds_left)
 	# Never held past the time limit (at most the API's 30 s); the poll on it asks without wait.
-	wait=$(jq -n --argjson deadline "$deadline" --argjson now "$(now)" '[$deadline - $now, 30] | min | floor | [., 0] | max')
+	wait=$(awk -v left="$left" 'BEGIN { w = (left > 30) ? 30 : int(left); if (w < 0) w = 0; printf("%d", w) }')
 	sent_etag=$etag
-	answer=$(poll "$wait" "$sent_etag" "$@")
+	answer=$(poll "$wait" "$sent_etag" "$left" "$@")
 	status=${answer% *}
 	# Held by the server (it answers up to a tenth early): the next poll may go at once.
-	held=$(jq -n --argjson took "${answer#* }" --argjson wait "$wait" '$wait > 0 and $took >= $wait * 0.85')
-	message=$(jq -r '.message? // empty' "$work/body" 2>/dev/null)
+	held=$(awk -v took="${answer#* }" -v wait="$wait" 'BEGIN { held = (wait > 0 && took >= wait * 0.85); printf("%s", held ? "true" : "false") }')
 	case $status in
 	200)
 		# Newest first: the last matching element is the oldest fax after `since`.
@@ -104,10 +119,10 @@ while :; do
 			'if type == "array" then [.[] | select($pages == null or .page_count == $pages)] | last else error end' \
 			"$work/body" 2>/dev/null); then
 			printf '%s\n' "$fax"
-			log "found $(printf '%s' "$fax" | jq -r .slug) after $polls polls"
+			log "found $(printf '%s' "$fax" | jq -r .slug) after $(plural "$polls" poll)"
 			exit 0
 		elif jq -e 'type == "array"' "$work/body" >/dev/null 2>&1; then
-			failure=''
+			failure='' listed=true
 			etag=$(header etag)
 			log "poll $polls: no fax yet"
 			# A held answer, or a list not seen before: ask again at once.
@@ -118,7 +133,7 @@ while :; do
 		fi
 		;;
 	304)
-		failure=''
+		failure='' listed=true
 		log "poll $polls: no fax yet"
 		[ "$held" != true ] || delay=0
 		;;
@@ -126,9 +141,9 @@ while :; do
 		failure=''
 		delay=$(header retry-after | sed -n 's/^\([0-9][0-9]*\)$/\1/p')
 		[ -n "$delay" ] && [ "$delay" -ge 1 ] || delay=$interval
-		log "poll $polls: HTTP 429, waiting $delay s as Retry-After says"
 		;;
 	4??)
+		message=$(jq -r '.message? // empty' "$work/body" 2>/dev/null)
 		log "the service refused the request (HTTP $status): ${message:-$(dd bs=200 count=1 <"$work/body" 2>/dev/null)}"
 		exit 2
 		;;
@@ -137,22 +152,33 @@ while :; do
 		log "poll $polls: $failure"
 		;;
 	*)
-		failure="kept failing: HTTP $status $message"
+		failure="kept failing: HTTP $status $(jq -r '.message? // empty' "$work/body" 2>/dev/null)"
 		log "poll $polls: HTTP $status, trying again"
 		;;
 	esac
 
-	left=$(jq -n --argjson deadline "$deadline" --argjson now "$(now)" '$deadline - $now')
-	if jq -en --argjson left "$left" '$left <= 0' >/dev/null; then
+	left=$(seconds_left)
+	if awk -v left="$left" 'BEGIN { exit !(left <= 0) }'; then
+		if [ "$status" = 429 ] && [ "$listed" = false ]; then
+			log "gave up after $(plural "$polls" poll): the service answered only 429 (rate limit used up), never the list"
+			exit 4
+		fi
 		if [ -n "$failure" ]; then
-			log "gave up after $polls polls: the service $failure"
+			log "gave up after $(plural "$polls" poll): the service $failure"
 			exit 3
 		fi
-		log "timed out: no matching fax after $polls polls"
+		log "timed out: no matching fax after $(plural "$polls" poll)"
 		exit 1
 	fi
-	# The last poll falls on the time limit itself; whole-second delays stay
-	# whole, for a sleep that takes no fraction.
-	sleep "$(jq -n --argjson left "$left" --argjson delay "$delay" \
-		'[$delay, $left] | min | if ($delay | floor) == $delay then ceil else . end')"
+	if [ "$status" = 429 ]; then
+		if awk -v left="$left" -v delay="$delay" 'BEGIN { exit !(delay <= left) }'; then
+			log "poll $polls: HTTP 429, waiting $delay s as Retry-After says"
+		else
+			log "poll $polls: HTTP 429, waiting $(awk -v left="$left" 'BEGIN { printf("%.0f", left) }') s to the time limit (Retry-After says $delay s)"
+		fi
+	fi
+	# The last poll falls on the time limit itself; a sleep that takes no
+	# fraction gets whole seconds, rounded up (then it overshoots by under 1 s).
+	sleep "$(awk -v left="$left" -v delay="$delay" -v exact="$exact_sleep" \
+		'BEGIN { s = (delay < left) ? delay : left; if (exact != "true" && s > int(s)) s = int(s) + 1; printf((exact == "true") ? "%.3f" : "%d", s) }')"
 done

@@ -21,31 +21,51 @@ Exit codes, as `fax wait`:
   1  timed out: the service answered, but no matching fax came in time
   2  bad arguments, or the service refused the request (4xx) with its message
   3  the service could not be reached, or kept failing until the time limit
+  4  rate limited: the last answer was a 429 and none before it brought the list
 """
 
-import argparse
-import json
-import sys
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
-from datetime import datetime, timedelta, timezone
+
+# The time limit counts from here, before the imports that take a while to load.
+STARTED = time.monotonic()
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import urllib.error  # noqa: E402
+import urllib.parse  # noqa: E402
+import urllib.request  # noqa: E402
+from datetime import datetime, timedelta, timezone  # noqa: E402
 
 # Never the library default: the API refuses Python-urllib/* with a 403.
 USER_AGENT = "testfax-wait-example/1.0 (Python)"
 REQUEST_TIMEOUT_SECONDS = 30
+# The poll on the time limit still gets this long to be answered.
+LAST_REQUEST_GRACE_SECONDS = 5
 # The longest `wait` the API takes.
 MAX_WAIT_SECONDS = 30
 # An answer that took this share of its `wait` was held by the server (which
 # answers up to a tenth early): the next poll may go at once.
 HELD_SHARE = 0.85
 
-FOUND, TIMED_OUT, REFUSED, UNREACHABLE = 0, 1, 2, 3
+FOUND, TIMED_OUT, REFUSED, UNREACHABLE, RATE_LIMITED = 0, 1, 2, 3, 4
 
 
 def log(message):
     print(f"wait_for_fax: {message}", file=sys.stderr, flush=True)
+
+
+def plural(count, noun):
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line and a pointer to --help, not the usage block."""
+
+    def error(self, message):
+        log(message)
+        log("run with --help for the options and exit codes")
+        sys.exit(REFUSED)
 
 
 def positive_number(text):
@@ -63,9 +83,9 @@ def whole_number(text):
 
 
 def parse_arguments():
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         description="Wait until a test fax shows up in the testfax API, then print it.",
-        epilog="Exit codes: 0 found, 1 timed out, 2 bad arguments or refused (4xx), 3 unreachable.",
+        epilog="Exit codes: 0 found, 1 timed out, 2 bad arguments or refused (4xx), 3 unreachable, 4 rate limited.",
     )
     parser.add_argument("--base-url", required=True, help="the API's address, e.g. https://api.example.com")
     parser.add_argument("--from", dest="sender", help='the sender as sent: number, station ID or email; "Unknown" for none')
@@ -93,14 +113,19 @@ def list_url(base_url, since, sender):
     return f"{base_url.rstrip('/')}/api/faxes?{urllib.parse.urlencode(query)}"
 
 
-def get(url, etag, wait):
-    """(status, headers, body text) of a GET; raises OSError when there is no answer."""
+def get(url, etag, wait, left):
+    """(status, headers, body text) of a GET; raises OSError when there is no answer.
+
+    Held at most `wait` seconds, then answered within the time `left`: a hanging
+    service overruns the time limit by LAST_REQUEST_GRACE_SECONDS at most.
+    """
     headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
     if etag is not None:
         headers["If-None-Match"] = etag
     request = urllib.request.Request(url, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=wait + REQUEST_TIMEOUT_SECONDS) as answer:
+        timeout = wait + min(REQUEST_TIMEOUT_SECONDS, max(left, LAST_REQUEST_GRACE_SECONDS))
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
             return answer.status, answer.headers, answer.read().decode("utf-8")
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read().decode("utf-8", "replace")
@@ -133,16 +158,38 @@ def oldest_match(faxes, pages):
     return matching[-1] if matching else None
 
 
+def waiting_after_429(polls, retry, left):
+    """The delay after a 429, and its log line: Retry-After, cut to the time limit."""
+    if retry <= left:
+        log(f"poll {polls}: HTTP 429, waiting {retry} s as Retry-After says")
+        return retry
+    log(f"poll {polls}: HTTP 429, waiting {left:.0f} s to the time limit (Retry-After says {retry} s)")
+    return left
+
+
+def give_up(polls, last_failure, rate_limited):
+    """The exit code at the time limit, with its line."""
+    if rate_limited:
+        log(f"gave up after {plural(polls, 'poll')}: the service answered only 429 (rate limit used up), never the list")
+        return RATE_LIMITED
+    if last_failure is not None:
+        log(f"gave up after {plural(polls, 'poll')}: the service {last_failure}")
+        return UNREACHABLE
+    log(f"timed out: no matching fax after {plural(polls, 'poll')}")
+    return TIMED_OUT
+
+
 def main():
     arguments = parse_arguments()
     since = arguments.since or default_since()
     url = list_url(arguments.base_url, since, arguments.sender)
-    deadline = time.monotonic() + arguments.timeout
+    deadline = STARTED + arguments.timeout
     log(f"waiting up to {arguments.timeout:g} s for a fax received after {since}: send it now")
 
     polls = 0
     last_failure = None
     etag = None
+    ever_listed = False
     while True:
         polls += 1
         delay = arguments.interval
@@ -151,7 +198,7 @@ def main():
         sent_etag = etag
         sent_at = time.monotonic()
         try:
-            status, headers, body = get(f"{url}&wait={wait}" if wait > 0 else url, sent_etag, wait)
+            status, headers, body = get(f"{url}&wait={wait}" if wait > 0 else url, sent_etag, wait, deadline - sent_at)
         except OSError as error:
             status, headers, body = None, {}, ""
             last_failure = f"could not be reached: {error}"
@@ -165,22 +212,23 @@ def main():
             fax = oldest_match(faxes, arguments.pages)
             if fax is not None:
                 print(json.dumps(fax, separators=(",", ":"), ensure_ascii=False), flush=True)
-                log(f"found {fax['slug']} after {polls} poll{'s' if polls != 1 else ''}")
+                log(f"found {fax['slug']} after {plural(polls, 'poll')}")
                 return FOUND
             etag = headers.get("ETag")
+            ever_listed = True
             log(f"poll {polls}: no fax yet")
             # A held answer, or a list not seen before: ask again at once.
             if held or (etag is not None and etag != sent_etag):
                 delay = 0
         elif status == 304:
             last_failure = None
+            ever_listed = True
             log(f"poll {polls}: no fax yet")
             if held:
                 delay = 0
         elif status == 429:
             last_failure = None
             delay = retry_after(headers, arguments.interval)
-            log(f"poll {polls}: HTTP 429, waiting {delay} s as Retry-After says")
         elif status is not None and 400 <= status < 500:
             log(f"the service refused the request (HTTP {status}): {message_of(body)}")
             log(f"  GET {url}")
@@ -193,11 +241,9 @@ def main():
 
         left = deadline - time.monotonic()
         if left <= 0:
-            if last_failure is not None:
-                log(f"gave up after {polls} polls: the service {last_failure}")
-                return UNREACHABLE
-            log(f"timed out: no matching fax after {polls} polls")
-            return TIMED_OUT
+            return give_up(polls, last_failure, status == 429 and not ever_listed)
+        if status == 429:
+            delay = waiting_after_429(polls, delay, left)
         # The last poll falls on the time limit itself.
         time.sleep(min(delay, left))
 

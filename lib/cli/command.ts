@@ -15,13 +15,13 @@ export interface CommandIO {
 /** Exit codes shared by every command; a command may document more of its own. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
-/** Bad arguments: the message is printed with the command's usage and exit code 2. */
+/** Bad arguments: the message is printed with a pointer to `--help`, and exit code 2. */
 export class UsageError extends Error {}
 
 export interface Command {
 	name: string;
 	summary: string;
-	/** Full help text, printed for `--help` and after a usage error. */
+	/** Full help text, printed for `--help`; a usage error points to it. */
 	help: string;
 	run(argv: string[], io: CommandIO): Promise<number>;
 }

@@ -24,7 +24,7 @@ export async function runCli(commands: Command[], argv: string[], io: CommandIO)
 	}
 	const command = commands.find((candidate) => candidate.name === name);
 	if (command === undefined) {
-		io.err(`fax: unknown command "${name}"\n\n${overview(commands)}`);
+		io.err(`fax: unknown command "${name}"\nRun "fax --help" for the commands.`);
 		return EXIT.usage;
 	}
 	if (rest.includes("--help") || rest.includes("-h")) {
@@ -35,7 +35,7 @@ export async function runCli(commands: Command[], argv: string[], io: CommandIO)
 		return await command.run(rest, io);
 	} catch (error) {
 		if (error instanceof UsageError) {
-			io.err(`fax ${name}: ${error.message}\n\n${command.help}`);
+			io.err(`fax ${name}: ${error.message}\nRun "fax ${name} --help" for its arguments.`);
 			return EXIT.usage;
 		}
 		if (error instanceof ConfigError) {

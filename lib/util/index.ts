@@ -1,5 +1,6 @@
 // Small helpers every layer may use; they depend on nothing of this project.
 export { errorMessage } from "./error-message.ts";
+export { plural } from "./plural.ts";
 export {
 	makeSharedDir,
 	makeSharedDirSync,

@@ -1,3 +1,4 @@
+import { plural } from "../util/index.ts";
 import type { WaitProgress } from "./wait-for-fax.ts";
 
 /** Seconds for people: a decimal only where short test intervals need one. */
@@ -7,10 +8,6 @@ export function formatSeconds(ms: number): string {
 	// Rounded first, so 0.04 s shows as "0 s" rather than "0.0 s".
 	const tenths = Math.round(seconds * 10) / 10;
 	return Number.isInteger(tenths) ? `${tenths} s` : `${tenths.toFixed(1)} s`;
-}
-
-function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
-	return `${count} ${count === 1 ? singular : pluralForm}`;
 }
 
 function lastAnswer(progress: WaitProgress): string {

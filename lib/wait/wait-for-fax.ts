@@ -12,7 +12,9 @@ export type WaitResult =
 	/** A 4xx other than 429, with the server's message: asking again cannot help. */
 	| { kind: "client-error"; status: number; message: string; url: string; polls: number; elapsedMs: number }
 	/** The last attempt before the time limit failed: no answer, or a 5xx (then `status`). */
-	| { kind: "unreachable"; status: number | null; message: string; polls: number; elapsedMs: number };
+	| { kind: "unreachable"; status: number | null; message: string; polls: number; elapsedMs: number }
+	/** The last answer was a 429 and none before it brought a list: the client never got past the rate limit. */
+	| { kind: "rate-limited"; polls: number; elapsedMs: number };
 
 /** Reported at the start and after every poll that did not end the wait. */
 export interface WaitProgress {
@@ -155,6 +157,7 @@ export async function waitForFax(
 	let lastPoll = false;
 	let etag: string | null = null;
 	let listed: number | null = null;
+	let everListed = false;
 	const elapsed = () => monotonic() - startedAt;
 
 	onProgress?.({
@@ -194,9 +197,13 @@ export async function waitForFax(
 			listed = outcome.faxes.length;
 		}
 		failures = outcome.kind === "failed" ? failures + 1 : 0;
+		if (outcome.kind === "listed" || outcome.kind === "unchanged") everListed = true;
 
 		const remaining = deadline - monotonic();
 		if (lastPoll || remaining <= 0) {
+			if (outcome.kind === "rate-limited" && !everListed) {
+				return { kind: "rate-limited", polls, elapsedMs: elapsed() };
+			}
 			if (outcome.kind !== "failed") return { kind: "timed-out", polls, elapsedMs: elapsed() };
 			const { status, message } = outcome;
 			return { kind: "unreachable", status, message, polls, elapsedMs: elapsed() };

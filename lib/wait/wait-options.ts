@@ -1,4 +1,5 @@
 import { isUnknownSenderQuery, parseOffsetDateTime } from "../fax/index.ts";
+import { plural } from "../util/index.ts";
 import { listUrl, sinceParameter } from "./list-url.ts";
 import { WAIT_USER_AGENT } from "./user-agent.ts";
 
@@ -103,7 +104,7 @@ function positiveSeconds(option: "timeoutSeconds" | "intervalSeconds", value: nu
 function describeTarget(since: string, from: string | undefined, pages: number | undefined): string {
 	let sender = "";
 	if (from !== undefined) sender = isUnknownSenderQuery(from) ? " without sender ID" : ` from "${from}"`;
-	const length = pages === undefined ? "" : ` with ${pages} page${pages === 1 ? "" : "s"}`;
+	const length = pages === undefined ? "" : ` with ${plural(pages, "page")}`;
 	return `a fax${sender}${length} received after ${since}`;
 }
 

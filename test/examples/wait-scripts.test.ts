@@ -111,7 +111,7 @@ for (const script of SCRIPTS) {
 			]).result();
 			expect([code, stdout]).toEqual([1, ""]);
 			expect(lines.at(-1)).toMatch(
-				new RegExp(`^${script.name}: timed out: no matching fax after \\d+ polls$`),
+				new RegExp(`^${script.name}: timed out: no matching fax after \\d+ polls?$`),
 			);
 		});
 
@@ -142,8 +142,62 @@ for (const script of SCRIPTS) {
 			]).result();
 			expect([code, stdout]).toEqual([3, ""]);
 			expect(lines.at(-1)).toMatch(
-				new RegExp(`^${script.name}: gave up after \\d+ polls: the service could not be reached`),
+				new RegExp(`^${script.name}: gave up after \\d+ polls?: the service could not be reached`),
 			);
+		});
+
+		test("never past the rate limit: says so and exits 4; a 429 is waited out only to the time limit", async () => {
+			const server = await start({ env: { RATE_LIMIT_PER_MINUTE: "1" } });
+			// This client's one request of the minute, used up before the script starts.
+			expect((await fetch(`${server.baseUrl}/api/faxes`, { headers: { "User-Agent": "t" } })).status).toBe(
+				200,
+			);
+			const { code, stdout, lines } = await run(script, [
+				"--base-url",
+				server.baseUrl,
+				"--interval",
+				script.interval,
+				"--timeout",
+				"2",
+			]).result();
+			expect([code, stdout]).toEqual([4, ""]);
+			expect(lines.slice(1)).toEqual([
+				expect.stringMatching(
+					new RegExp(
+						`^${script.name}: poll 1: HTTP 429, waiting 2 s to the time limit \\(Retry-After says (59|60) s\\)$`,
+					),
+				),
+				`${script.name}: gave up after 2 polls: the service answered only 429 (rate limit used up), never the list`,
+			]);
+		});
+
+		test("a fax listed at the first poll: found after 1 poll", async () => {
+			const server = await start({ faxes: [faxRecord("fax_first", null, Date.now() - 5000)] });
+			const since = new Date(Date.now() - 60_000).toISOString();
+			const { code, lines } = await run(script, ["--base-url", server.baseUrl, "--since", since]).result();
+			expect(code).toBe(0);
+			expect(lines.at(-1)).toBe(`${script.name}: found fax_first after 1 poll`);
+		});
+
+		test("the time limit holds to within a poll's own latency", async () => {
+			// The yardstick: the script's own start and exit, measured beside it on the same machine.
+			const helpStarted = performance.now();
+			await run(script, ["--help"]).result();
+			const startMs = performance.now() - helpStarted;
+			const started = performance.now();
+			const { code } = await run(script, [
+				"--base-url",
+				`http://127.0.0.1:${closedPort()}`,
+				"--interval",
+				"15",
+				"--timeout",
+				"3",
+			]).result();
+			const elapsedMs = performance.now() - started;
+			expect(code).toBe(3);
+			// Before, the shell client slept whole seconds rounded up: 3.9 s and more.
+			expect(elapsedMs).toBeGreaterThanOrEqual(3000);
+			expect(elapsedMs).toBeLessThan(3000 + startMs + 500);
 		});
 
 		test("bad arguments exit 2 before any request", async () => {
@@ -152,8 +206,30 @@ for (const script of SCRIPTS) {
 				["--base-url", "ftp://example.com"],
 				["--base-url", "http://x", "--pages", "0"],
 			]) {
-				const { code, stdout } = await run(script, args).result();
-				expect({ args, code, stdout }).toEqual({ args, code: 2, stdout: "" });
+				const { code, stdout, lines } = await run(script, args).result();
+				expect({ args, code, stdout, pointer: lines.at(-1), count: lines.length }).toEqual({
+					args,
+					code: 2,
+					stdout: "",
+					pointer: `${script.name}: run with --help for the options and exit codes`,
+					count: 2,
+				});
+			}
+		});
+
+		test("--help prints the options and exit codes and exits 0", async () => {
+			const { code, stdout } = await run(script, ["--help"]).result();
+			expect(code).toBe(0);
+			for (const text of [
+				"--base-url",
+				"--from",
+				"--pages",
+				"--since",
+				"--timeout",
+				"--interval",
+				"4 rate limited",
+			]) {
+				expect(stdout).toContain(text);
 			}
 		});
 

@@ -218,7 +218,10 @@ describe("fax ingest", () => {
 			const result = await runFax(["ingest", ...args], server.env);
 			expect(result.code).toBe(2);
 			expect(result.stderr).toStartWith(`fax ingest: ${message}`);
-			expect(result.stderr).toContain("Usage: fax ingest FILE|-");
+			expect(result.stderr.trimEnd().split("\n")).toEqual([
+				expect.stringMatching(new RegExp(`^fax ingest: ${message.replace(/[-[\]'|]/g, "\\$&")}`)),
+				'Run "fax ingest --help" for its arguments.',
+			]);
 		}
 	});
 });

@@ -71,7 +71,7 @@ describe("fax purge", () => {
 
 		const first = await runFax(["purge"], server.env);
 		expect(first.code).toBe(0);
-		expect(first.stdout).toBe("purged 1 faxes past retention\n");
+		expect(first.stdout).toBe("purged 1 fax past retention\n");
 		expect(filesOf(expired)).toEqual([false, false]);
 		expect(filesOf(kept)).toEqual([true, true]);
 		expect((await server.request(`/api/faxes/${expired}`)).status).toBe(410);

@@ -105,7 +105,7 @@ describe.each(["wal-index", "data_version"] as const)(
 			const since = iso(secondsAgo(31 * 86_400));
 			const before = await slugs(`/api/faxes?limit=100&since=${since}`);
 			expect((await server.request("/api/faxes/fax_purged1")).status).toBe(410);
-			expect((await runFax(["purge"], server.env)).stdout).toBe("purged 1 faxes past retention\n");
+			expect((await runFax(["purge"], server.env)).stdout).toBe("purged 1 fax past retention\n");
 			expect((await server.request("/api/faxes/fax_purged1")).status).toBe(410);
 			expect(await slugs(`/api/faxes?from=PURGE%201&since=${since}`)).toEqual(["fax_kept1"]);
 			expect(await slugs(`/api/faxes?limit=100&since=${since}`)).toEqual(before);

@@ -118,6 +118,33 @@ describe("fax wait", () => {
 		);
 	});
 
+	test("never past the rate limit: says so and exits 4", async () => {
+		const running = await start({ env: { RATE_LIMIT_PER_MINUTE: "1" } });
+		// This client's one request of the minute, used up before the command starts.
+		expect((await fetch(`${running.baseUrl}/api/faxes`, { headers: { "User-Agent": "t" } })).status).toBe(
+			200,
+		);
+		const result = await runFax(["wait", "--base-url", running.baseUrl, "--timeout", "1.5"], {});
+		expect([result.code, result.stdout]).toEqual([4, ""]);
+		expect(lastLine(result.stderr)).toMatch(
+			/^fax wait: gave up after 1(\.\d)? s and 2 polls: the service answered only 429 \(rate limit used up\), never the list$/,
+		);
+	});
+
+	test("the time limit holds to within a poll's own latency", async () => {
+		const port = closedPort();
+		const args = ["wait", "--base-url", `http://127.0.0.1:${port}`, "--interval", "15", "--timeout", "3"];
+		// The yardstick: the command's own start and exit, measured beside it.
+		const helpStarted = performance.now();
+		await runFax(["wait", "--help"], {});
+		const startMs = performance.now() - helpStarted;
+		const started = performance.now();
+		expect((await runFax(args, {})).code).toBe(3);
+		const elapsedMs = performance.now() - started;
+		expect(elapsedMs).toBeGreaterThanOrEqual(3000);
+		expect(elapsedMs).toBeLessThan(3000 + startMs + 500);
+	});
+
 	test("no matching fax within the time limit exits 1", async () => {
 		const running = await start();
 		const result = await runFax(
@@ -160,7 +187,7 @@ describe("fax wait", () => {
 		expect(err.length).toBe(2);
 	});
 
-	test("bad arguments exit 2 with the reason and the help", async () => {
+	test("bad arguments exit 2 with the reason on one line and a pointer to --help, not the whole help", async () => {
 		const cases: [string[], string][] = [
 			[[], "fax wait: --base-url is required"],
 			[
@@ -200,13 +227,12 @@ describe("fax wait", () => {
 		];
 		for (const [argv, message] of cases) {
 			const { code, out, err } = await runWait(argv, { isTTY: false });
-			expect({ argv, code, out, first: err[0]?.split("\n")[0] }).toEqual({
+			expect({ argv, code, out, err }).toEqual({
 				argv,
 				code: 2,
 				out: [],
-				first: message,
+				err: [`${message}\nRun "fax wait --help" for its arguments.`],
 			});
-			expect(err[0]).toContain("Exit codes:");
 		}
 	});
 
@@ -227,6 +253,7 @@ describe("fax wait", () => {
 			"  1  timed out",
 			"  2  bad arguments, or the service refused the request (4xx)",
 			"  3  the service could not be reached",
+			"  4  rate limited: every answer until the time limit was 429",
 			'"Waiting for a test fax" in\ndocs/API.md of this project, also served at <URL>/docs/API.md',
 			"described at <URL>/docs.",
 		]) {

@@ -220,12 +220,20 @@ describe("waitForFax", () => {
 		]);
 	});
 
-	test("a 429 waits Retry-After, but not past the time limit", async () => {
+	test("a 429 waits Retry-After, but not past the time limit; only 429s end as rate limited", async () => {
 		const time = fakeTime();
 		const { fetch } = scriptedFetch([json({ message: "Too Many Attempts." }, 429, { "retry-after": "60" })]);
 		const result = await waitForFax({ baseUrl: BASE, timeoutSeconds: 5 }, { ...time, fetch });
-		expect(result).toEqual({ kind: "timed-out", polls: 2, elapsedMs: 5000 });
+		expect(result).toEqual({ kind: "rate-limited", polls: 2, elapsedMs: 5000 });
 		expect(time.state.sleeps).toEqual([5000]);
+	});
+
+	test("a 429 after a list ends as timed out: the client got past the limit once", async () => {
+		const time = fakeTime();
+		const tooMany = json({ message: "Too Many Attempts." }, 429, { "retry-after": "60" });
+		const { fetch } = scriptedFetch([NONE(), tooMany]);
+		const result = await waitForFax({ baseUrl: BASE, timeoutSeconds: 20 }, { ...time, fetch });
+		expect(result).toEqual({ kind: "timed-out", polls: 3, elapsedMs: 20_000 });
 	});
 
 	test("a wall clock stepped an hour ahead or back neither ends the wait early nor prolongs it", async () => {

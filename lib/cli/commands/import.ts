@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { loadConfig } from "../../config.ts";
 import { DatabaseBusyError, ImportAbandonedError } from "../../db/index.ts";
 import { type ImportResult, type InvalidFile, importFaxes, MAX_FUTURE_SECONDS } from "../../import/index.ts";
-import { errorMessage } from "../../util/index.ts";
+import { errorMessage, plural } from "../../util/index.ts";
 import { formatSeconds } from "../../wait/index.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
 import { liveImportProgress } from "../import-progress.ts";
@@ -78,10 +78,6 @@ function writeFailure(error: unknown): string | null {
 	return `the database cannot be written (DATABASE_PATH): ${error.message}`;
 }
 
-function plural(value: number, singular: string, pluralForm = `${singular}s`): string {
-	return `${value} ${value === 1 ? singular : pluralForm}`;
-}
-
 function reportInvalid(invalid: InvalidFile, say: (line: string) => void): void {
 	for (const error of invalid.errors) say(error);
 	const shownRecords = new Set(invalid.errors.map((error) => /^record (\d+):/.exec(error)?.[1])).size;
@@ -149,7 +145,7 @@ export const importCommand: Command = {
 		}
 		const { imported, removed, longestTransactionMs } = result.summary;
 		io.out(
-			`imported ${imported} faxes and ${removed} removed faxes from ${path} in ${formatSeconds(io.clock() - started)} (longest write transaction ${Math.round(longestTransactionMs)} ms)`,
+			`imported ${plural(imported, "fax", "faxes")} and ${plural(removed, "removed fax", "removed faxes")} from ${path} in ${formatSeconds(io.clock() - started)} (longest write transaction ${Math.round(longestTransactionMs)} ms)`,
 		);
 		return EXIT.ok;
 	},

@@ -1,5 +1,6 @@
 import { loadConfig } from "../../config.ts";
 import { purgeExpired } from "../../storage/index.ts";
+import { plural } from "../../util/index.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
 import { withStore } from "../open-store.ts";
 
@@ -19,7 +20,7 @@ Exit codes: 0 done, 2 bad arguments.`,
 		const slugs = await withStore(loadConfig(io.env), (store, storageDir) =>
 			purgeExpired(store, storageDir, Math.floor(io.clock() / 1000)),
 		);
-		io.out(`purged ${slugs.length} faxes past retention`);
+		io.out(`purged ${plural(slugs.length, "fax", "faxes")} past retention`);
 		return EXIT.ok;
 	},
 };

@@ -1,3 +1,4 @@
+import { plural } from "../../util/index.ts";
 import {
 	DEFAULT_INTERVAL_SECONDS,
 	DEFAULT_TIMEOUT_SECONDS,
@@ -22,6 +23,7 @@ const WAIT_EXIT = {
 	timedOut: EXIT.failed,
 	refused: EXIT.usage,
 	unreachable: 3,
+	rateLimited: 4,
 } as const;
 
 /** Where progress goes: standard error, which shows a live line only when it is a terminal. */
@@ -73,6 +75,9 @@ Exit codes:
   1  timed out: the service answered, but no matching fax came in time
   2  bad arguments, or the service refused the request (4xx) with its message
   3  the service could not be reached, or kept failing until the time limit
+  4  rate limited: every answer until the time limit was 429 (Too Many
+     Attempts); this address used up its requests, so wait a minute or ask
+     less often elsewhere
 
 Example:
   npm run fax -- wait --base-url http://localhost:3000 --from +15551234567`;
@@ -137,13 +142,9 @@ function reporterFor(quiet: boolean, progress: ProgressStream, io: CommandIO): P
 	return progress.isTTY === true ? liveLineReporter(progress, io.clock) : lineReporter(io.err, io.clock);
 }
 
-function polls(count: number): string {
-	return `${count} poll${count === 1 ? "" : "s"}`;
-}
-
 /** Prints the end of the wait and picks the exit code. */
 function conclude(result: WaitResult, quiet: boolean, io: CommandIO): number {
-	const after = `after ${formatSeconds(result.elapsedMs)} and ${polls(result.polls)}`;
+	const after = `after ${formatSeconds(result.elapsedMs)} and ${plural(result.polls, "poll")}`;
 	switch (result.kind) {
 		case "found":
 			io.out(JSON.stringify(result.fax));
@@ -156,6 +157,11 @@ function conclude(result: WaitResult, quiet: boolean, io: CommandIO): number {
 			io.err(`fax wait: the service refused the request (HTTP ${result.status}): ${result.message}`);
 			io.err(`  GET ${result.url}${result.status === 404 ? "  (is --base-url right?)" : ""}`);
 			return WAIT_EXIT.refused;
+		case "rate-limited":
+			io.err(
+				`fax wait: gave up ${after}: the service answered only 429 (rate limit used up), never the list`,
+			);
+			return WAIT_EXIT.rateLimited;
 		case "unreachable": {
 			const problem = result.status === null ? "could not be reached" : "kept failing";
 			io.err(`fax wait: gave up ${after}: the service ${problem}: ${result.message}`);
