@@ -22,3 +22,12 @@ test("npm install on the README's Node warns of no package's engine (EBADENGINE)
 		.map(([name, entry]) => `${name} wants node ${entry.engines?.node}`);
 	expect(refusing).toEqual([]);
 });
+
+test("npm install warns of no install script: each is allowed or refused by name", () => {
+	const named = Object.keys(pkg.allowScripts ?? {});
+	const unnamed = Object.entries(lock.packages as Record<string, { hasInstallScript?: boolean }>)
+		.filter(([, entry]) => entry.hasInstallScript === true)
+		.map(([path]) => path.replace(/^.*node_modules\//, ""))
+		.filter((name) => !named.includes(name));
+	expect(unnamed).toEqual([]);
+});
