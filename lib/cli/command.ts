@@ -28,6 +28,12 @@ export interface Command {
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
+/** node:util's refusal, cut to what was wrong: its advice on positionals that start with "-" fits no command here. */
+function parseArgsMessage(error: unknown): string {
+	const unknown = /^Unknown option '([^']+)'/.exec(errorMessage(error));
+	return unknown ? `unknown option ${unknown[1]}` : errorMessage(error);
+}
+
 /** node:util parseArgs, with its errors turned into UsageErrors. */
 export function parseCommandArgs<O extends Options>(argv: string[], options: O, positionals: number) {
 	let parsed: ReturnType<
@@ -36,7 +42,7 @@ export function parseCommandArgs<O extends Options>(argv: string[], options: O, 
 	try {
 		parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
 	} catch (error) {
-		throw new UsageError(errorMessage(error));
+		throw new UsageError(parseArgsMessage(error));
 	}
 	if (parsed.positionals.length !== positionals) {
 		throw new UsageError(

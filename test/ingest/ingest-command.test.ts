@@ -213,7 +213,7 @@ describe("fax ingest", () => {
 			[[path, "--source", "fax"], "--source must be phone or email"],
 			[[path, "--source", "phone", "--received-at", "yesterday"], "--received-at must be ISO 8601"],
 			[["--source", "phone"], "expected 1 argument, got 0"],
-			[[path, "--source", "phone", "--colour"], "Unknown option '--colour'"],
+			[[path, "--source", "phone", "--colour"], "unknown option --colour"],
 		] as const) {
 			const result = await runFax(["ingest", ...args], server.env);
 			expect(result.code).toBe(2);

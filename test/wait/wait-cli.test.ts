@@ -224,6 +224,7 @@ describe("fax wait", () => {
 				'fax wait: --user-agent must be printable ASCII text, got "caf\u00e9"',
 			],
 			[["--base-url", "http://x", "extra"], "fax wait: unexpected argument: extra"],
+			[["--base-url", "http://x", "--bogus"], "fax wait: unknown option --bogus"],
 		];
 		for (const [argv, message] of cases) {
 			const { code, out, err } = await runWait(argv, { isTTY: false });
