@@ -4,20 +4,21 @@ import { escapeHtml } from "./html.ts";
 import { numberText, sizeText } from "./text.ts";
 
 // faxinfo's data formats, with the short names testers know them by.
+// faxinfo's data formats, as it writes them, after the short names testers know.
 const FORMAT_NAMES: Record<string, string> = {
-	"1-D MH": "MH (1-D Modified Huffman, T.4)",
-	"2-D MR": "MR (2-D Modified READ, T.4)",
-	"2-D Uncompressed Mode": "MR, uncompressed mode (T.4)",
-	"2-D MMR": "MMR (2-D Modified Modified READ, T.6)",
-	JBIG: "JBIG (T.85)",
-	"JPEG Greyscale": "JPEG greyscale (T.81)",
-	"JPEG Full-Color": "JPEG colour (T.81)",
+	"1-D MH": "MH (1-D MH, ITU-T T.4)",
+	"2-D MR": "MR (2-D MR, ITU-T T.4)",
+	"2-D Uncompressed Mode": "MR (2-D Uncompressed Mode, ITU-T T.4)",
+	"2-D MMR": "MMR (2-D MMR, ITU-T T.6)",
+	JBIG: "JBIG (ITU-T T.85)",
+	"JPEG Greyscale": "JPEG (JPEG Greyscale, ITU-T T.81)",
+	"JPEG Full-Color": "JPEG (JPEG Full-Color, ITU-T T.81)",
 };
 const TIFF_CODINGS: Record<string, string> = {
-	MH: "MH (1-D Modified Huffman, T.4)",
-	MR: "MR (2-D Modified READ, T.4)",
-	MMR: "MMR (2-D Modified Modified READ, T.6)",
-	JBIG: "JBIG (T.85)",
+	MH: "MH (1-D Modified Huffman, ITU-T T.4)",
+	MR: "MR (2-D Modified READ, ITU-T T.4)",
+	MMR: "MMR (2-D Modified Modified READ, ITU-T T.6)",
+	JBIG: "JBIG (ITU-T T.85)",
 };
 // HylaFAX's Quality, in the words fax machines print on their panels.
 const QUALITY_WORDS: Record<string, string> = {
