@@ -113,8 +113,11 @@ function schedule(delay) {
 	timer = setTimeout(poll, delay);
 }
 
+// The server's Retry-After when it gave one; else 2, 4, 8 … 60 s, each
+// within a fifth either way, so tabs that lost the server together do not
+// come back together.
 function retryLater(why, seconds) {
-	failures += 1;
+	if (!(seconds > 0)) failures += 1;
 	const backoff = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (failures - 1));
 	const delay = seconds > 0 ? seconds * 1000 : backoff * (0.8 + Math.random() * 0.4);
 	say(`${why}: trying again in ${Math.round(delay / 1000)} s. The list below is as it was.`);

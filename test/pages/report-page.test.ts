@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { parseFaxEmail } from "../../lib/document/index.ts";
 import { useBrowser } from "../../testkit/browser.ts";
+import { freePort } from "../../testkit/ports.ts";
 import { makeTempDir, runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
 import {
 	expectPageShowsFaxinfo,
@@ -18,7 +19,11 @@ const fixture = (name: string) => join(import.meta.dir, "../../fixtures/ingest",
 let server: TestServer;
 let dir: string;
 beforeAll(async () => {
-	server = await startTestServer();
+	const port = await freePort();
+	const base = `http://127.0.0.1:${port}`;
+	server = await startTestServer({
+		env: { PORT: String(port), CDN_BASE_URL: `${base}/cdn`, SITE_BASE_URL: base },
+	});
 	dir = makeTempDir();
 });
 afterAll(() => server.stop());
@@ -88,6 +93,7 @@ describe("the transmission report of a fax HylaFAX received", () => {
 		]);
 		const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
 		await page.goto(`${server.baseUrl}/faxtest/${slug}`);
+		await page.waitForFunction(() => document.images[0]?.complete && document.images[0].naturalWidth > 0);
 		expect(await page.locator("#report-title").innerText()).toBe("Transmission report");
 		expect(await reportOf(page)).toEqual({
 			"Signal rate": "14,400 bit/s (V.17)",
