@@ -35,6 +35,30 @@ function shownSlugs(page: Page): Promise<string[]> {
 		.evaluateAll((items) => items.map((item) => item.getAttribute("data-slug") ?? ""));
 }
 
+/** Waits until the list's first item is this fax. */
+function untilOnTop(page: Page, slug: string, timeout: number): Promise<void> {
+	return page.locator(`#faxes > li:first-child[data-slug="${slug}"]`).waitFor({ timeout });
+}
+
+function untilStatus(page: Page, text: RegExp, timeout: number): Promise<void> {
+	return page.locator("#status", { hasText: text }).waitFor({ timeout });
+}
+
+/** Waits until the fax's thumbnail has loaded (a decoded image, not a broken one). */
+async function untilThumbnailLoaded(page: Page, slug: string, deadline: number): Promise<void> {
+	const image = page.locator(`li[data-slug="${slug}"] img`);
+	await image.waitFor({ timeout: Math.max(1, deadline - performance.now()) });
+	while (performance.now() < deadline) {
+		const [complete, width] = await image.evaluate((img) => [
+			Reflect.get(img, "complete"),
+			Reflect.get(img, "naturalWidth"),
+		]);
+		if (complete === true && width > 0) return;
+		await Bun.sleep(10);
+	}
+	throw new Error(`the thumbnail of ${slug} did not load in time`);
+}
+
 /** Resolves when the page's script has a held request to the API out. */
 function heldRequest(page: Page): Promise<unknown> {
 	return page.waitForRequest(
@@ -52,14 +76,7 @@ describe("/faxtest in Chromium", () => {
 		expect(await shownSlugs(page)).toContain(older);
 		const slug = await ingest(server, "+1 555 010 0002");
 		const listedAt = performance.now();
-		await page.waitForFunction(
-			(wanted) => {
-				const image = document.querySelector(`li[data-slug="${wanted}"] img`) as HTMLImageElement | null;
-				return image?.complete === true && image.naturalWidth > 0;
-			},
-			slug,
-			{ timeout: 1000, polling: "raf" },
-		);
+		await untilThumbnailLoaded(page, slug, listedAt + 1000);
 		expect(performance.now() - listedAt).toBeLessThan(1000);
 		expect((await shownSlugs(page))[0]).toBe(slug);
 		const item = page.locator(`li[data-slug="${slug}"]`);
@@ -102,22 +119,13 @@ describe("/faxtest in Chromium", () => {
 		await page.fill("#from", "  acme   30 ");
 		const held = heldRequest(page);
 		await page.click("button[type=submit]");
-		await page.waitForFunction(
-			(wanted) => document.querySelector("#faxes > li")?.getAttribute("data-slug") === wanted,
-			mine,
-		);
+		await untilOnTop(page, mine, 5000);
 		expect(await shownSlugs(page)).toEqual([mine]);
 		expect(page.url()).toBe(`${server.baseUrl}/faxtest`);
 		await held;
 		await ingest(server, "ACME 31");
 		const next = await ingest(server, "Acme 30");
-		await page.waitForFunction(
-			(wanted) => document.querySelector("#faxes > li")?.getAttribute("data-slug") === wanted,
-			next,
-			{
-				timeout: 1000,
-			},
-		);
+		await untilOnTop(page, next, 1000);
 		expect(await shownSlugs(page)).toEqual([next, mine]);
 		const apiCalls = requests.filter((url) => url.includes("/api/faxes?"));
 		expect(apiCalls.every((url) => new URL(url).origin === server.baseUrl)).toBe(true);
@@ -136,14 +144,16 @@ describe("/faxtest in Chromium", () => {
 		page.on("request", (request) => {
 			if (request.url().includes("/api/faxes?")) calls.push(request.url());
 		});
+		// Headless Chromium has no tab to hide: the page is told so as a browser tells it.
 		const setHidden = (hidden: boolean) =>
 			page.evaluate((value) => {
+				const document = Reflect.get(globalThis, "document");
 				Object.defineProperty(document, "hidden", { value, configurable: true });
 				Object.defineProperty(document, "visibilityState", {
 					value: value ? "hidden" : "visible",
 					configurable: true,
 				});
-				document.dispatchEvent(new Event("visibilitychange"));
+				document.dispatchEvent(new (Reflect.get(globalThis, "Event"))("visibilitychange"));
 			}, hidden);
 		await setHidden(true);
 		const slug = await ingest(server, "+1 555 040 0001");
@@ -152,13 +162,7 @@ describe("/faxtest in Chromium", () => {
 		expect(await shownSlugs(page)).not.toContain(slug);
 		expect(await page.locator("#status").innerText()).toBe("Paused while this tab is hidden.");
 		await setHidden(false);
-		await page.waitForFunction(
-			(wanted) => document.querySelector(`li[data-slug="${wanted}"]`) !== null,
-			slug,
-			{
-				timeout: 1000,
-			},
-		);
+		await page.locator(`li[data-slug="${slug}"]`).waitFor({ timeout: 1000 });
 		expect(calls.length).toBe(1);
 		await page.context().close();
 	});
@@ -171,36 +175,22 @@ describe("/faxtest in Chromium", () => {
 			await page.goto(`${limited.baseUrl}/faxtest`);
 			await held;
 			await ingest(limited, "+1 555 050 0001");
-			await page.waitForFunction(
-				() => document.getElementById("status")?.textContent?.startsWith("Paused:"),
-				null,
-				{
-					timeout: 6000,
-				},
-			);
+			await untilStatus(page, /^Paused:/, 6000);
 			expect(await page.locator("#status").innerText()).toMatch(
 				/^Paused: this network asked the API too often: trying again in \d+ s\. The list below is as it was\.$/,
 			);
 			await limited.stop();
 			// Shown again (the tab was never hidden): it asks at once instead of after Retry-After.
-			await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
-			await page.waitForFunction(
-				() => document.getElementById("status")?.textContent?.startsWith("The server cannot"),
-				null,
-				{
-					timeout: 6000,
-				},
+			await page.evaluate(() =>
+				Reflect.get(globalThis, "document").dispatchEvent(
+					new (Reflect.get(globalThis, "Event"))("visibilitychange"),
+				),
 			);
+			await untilStatus(page, /^The server cannot/, 6000);
 			expect(await page.locator("#status").innerText()).toMatch(
 				/^The server cannot be reached: trying again in 2 s\. The list below is as it was\.$/,
 			);
-			await page.waitForFunction(
-				() => /in [345] s\./.test(document.getElementById("status")?.textContent ?? ""),
-				null,
-				{
-					timeout: 4000,
-				},
-			);
+			await untilStatus(page, /in [345] s\./, 4000);
 			await page.context().close();
 		} finally {
 			await limited.stop();
