@@ -62,7 +62,8 @@ test(
 						ErrCorrect: session?.ecm ? "Yes" : "No",
 						Quality: session?.quality,
 						TimeToRecv: session?.secondsOnLine == null ? "<unknown>" : faxinfoTime(session.secondsOnLine),
-					}).toEqual({
+					};
+				expect(shown).toEqual({
 						SignalRate: faxinfo.SignalRate,
 						DataFormat: faxinfo.DataFormat,
 						ErrCorrect: faxinfo.ErrCorrect,
