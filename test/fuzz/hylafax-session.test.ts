@@ -56,14 +56,14 @@ test(
 					const facts = tiffFacts(await Bun.file(path).bytes());
 					const session = facts === null ? null : hylafaxSession(facts);
 					rmSync(path);
-					expect({
+					const shown: Record<string, string | undefined> = {
 						SignalRate: session?.signalRate,
 						DataFormat: session?.dataFormat,
 						ErrCorrect: session?.ecm ? "Yes" : "No",
 						Quality: session?.quality,
 						TimeToRecv: session?.secondsOnLine == null ? "<unknown>" : faxinfoTime(session.secondsOnLine),
 					};
-				expect(shown).toEqual({
+					expect(shown).toEqual({
 						SignalRate: faxinfo.SignalRate,
 						DataFormat: faxinfo.DataFormat,
 						ErrCorrect: faxinfo.ErrCorrect,
