@@ -2,6 +2,7 @@
 // said of how it was sent, gathered at ingest and kept with the fax
 // (fax_reports), shown on the fax's page. Nothing in it is private: the sender
 // shows on the page masked, from the fax itself, never from here.
+import type { HylafaxSession } from "./hylafax-session.ts";
 
 /** One page's geometry as its TIFF tags give it. */
 export type TiffPage = {
@@ -23,16 +24,8 @@ export type DocumentReport =
 			firstPage: TiffPage | null;
 	  };
 
-/** The session a fax machine negotiated with our modem, as HylaFAX recorded it. */
-export type SessionReport = {
-	signalRate: string;
-	bitsPerSecond: number;
-	modulation: string | null;
-	dataFormat: string;
-	ecm: boolean;
-	quality: string;
-	secondsOnLine: number | null;
-};
+/** The session a fax machine negotiated with our modem, as HylaFAX recorded it (faxinfo's fields). */
+export type SessionReport = HylafaxSession;
 
 /** How an email test came. */
 export type EmailReport = {
