@@ -7,11 +7,8 @@ export const LIVE_SCRIPT_PATH = "/faxtest/live.js";
 
 const SOURCES: Record<Fax["source"], string> = { phone: "Fax by phone", email: "Email" };
 
-/** What the page shows of the `from` it was asked for: masked, never as typed. */
-export type LiveFilter =
-	| { kind: "all" }
-	| { kind: "sender"; masked: string | null }
-	| { kind: "invalid"; message: string };
+/** The `from` the page was asked for: never shown as typed (see filterPart). */
+export type LiveFilter = { kind: "all" } | { kind: "sender" } | { kind: "invalid"; message: string };
 
 function faxItem(fax: Fax): string {
 	const view = escapeHtml(fax.view_url);
@@ -27,11 +24,22 @@ function faxItem(fax: Fax): string {
 <time datetime="${escapeHtml(fax.received_at)}">${utcText(fax.received_at)}</time><span class="local" hidden></span></div></li>`;
 }
 
-function filterPart(filter: LiveFilter): string {
+/**
+ * Which sender the list is narrowed to: as the list itself shows it (masked,
+ * from a listed fax), never the text of the address, which anyone could have
+ * written to put words on this site.
+ */
+function filterPart(filter: LiveFilter, faxes: Fax[]): string {
 	if (filter.kind === "invalid") return `<p role="alert">${escapeHtml(filter.message)}</p>`;
 	if (filter.kind === "all") return "";
-	const who = filter.masked === null ? "faxes that came with no sender ID" : escapeHtml(filter.masked);
-	return `<p id="filter-shown">Showing only the tests of <strong>${who}</strong>. <a href="/faxtest">Show all tests</a></p>`;
+	const first = faxes[0];
+	const who =
+		first === undefined
+			? "the sender you entered"
+			: first.from === null
+				? "faxes that came with no sender ID"
+				: `<strong>${escapeHtml(first.from)}</strong>`;
+	return `<p id="filter-shown">Showing only the tests of ${who}. <a href="/faxtest">Show all tests</a></p>`;
 }
 
 const PRIVACY = `<details>
@@ -74,7 +82,7 @@ newest first. Select a test for its page and transmission report.</p>
 <input name="from" id="from" maxlength="255" autocomplete="off" placeholder="+1 555 123 4567, station ID or email"></label>
 <button type="submit">Show</button>
 </form>
-${filterPart(filter)}
+${filterPart(filter, faxes)}
 ${PRIVACY}
 ${LIVE_NOTE}
 ${empty}

@@ -1,11 +1,5 @@
 import type { SenderFilter } from "../../lib/db/index.ts";
-import {
-	type Fax,
-	isUnknownSenderQuery,
-	MAX_SENDER_LENGTH,
-	maskSender,
-	senderMatchKey,
-} from "../../lib/fax/index.ts";
+import { type Fax, isUnknownSenderQuery, MAX_SENDER_LENGTH, senderMatchKey } from "../../lib/fax/index.ts";
 import { definePlainRoute } from "../../lib/http/index.ts";
 import { type LiveFilter, livePage } from "../../lib/pages/index.ts";
 
@@ -26,12 +20,8 @@ function filterOf(from: string | null): { filter: LiveFilter; sender: SenderFilt
 			sender: { kind: "any" },
 		};
 	}
-	if (isUnknownSenderQuery(from))
-		return { filter: { kind: "sender", masked: null }, sender: { kind: "unknown" } };
-	return {
-		filter: { kind: "sender", masked: maskSender(from) },
-		sender: { kind: "key", key: senderMatchKey(from) },
-	};
+	if (isUnknownSenderQuery(from)) return { filter: { kind: "sender" }, sender: { kind: "unknown" } };
+	return { filter: { kind: "sender" }, sender: { kind: "key", key: senderMatchKey(from) } };
 }
 
 /**

@@ -215,17 +215,25 @@ describe("GET /faxtest over HTTP", () => {
 		);
 		const html = await answer.text();
 		expect(html.match(/<script[^>]*>/g)).toEqual(['<script src="/faxtest/live.js" defer>']);
+		// The list's ETag is the API's for the same list: the script's first request already waits.
+		const api = await server.request("/api/faxes?limit=100");
+		expect(html).toContain(`data-etag="${(api.headers.get("etag") ?? "").replaceAll('"', "&quot;")}"`);
 		const script = await server.request("/faxtest/live.js");
 		expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
 		expect(await script.text()).toContain("WAIT_SECONDS = 30");
 	});
 
-	test("a from longer than the API takes shows all tests and says why; the raw value is never written back", async () => {
+	test("a from longer than the API takes shows all tests and says why; what was entered is never written back, only a listed fax's masked sender", async () => {
 		const html = await (await server.request(`/faxtest?from=${"9".repeat(256)}`)).text();
 		expect(html).toContain('<p role="alert">A sender has at most 255 characters: showing all tests.</p>');
 		expect(html).not.toContain("9".repeat(256));
-		const masked = await (await server.request("/faxtest?from=%2B1%20555%20020%200001")).text();
+		await ingest(server, "+1 555 060 0001");
+		const masked = await (await server.request("/faxtest?from=%2B1%20555%20060%200001")).text();
 		expect(masked).toContain("Showing only the tests of <strong>+155*****001</strong>");
-		expect(masked).not.toContain("5550200001");
+		expect(masked).not.toContain("5550600001");
+		// Words in a link are never put on the page: only a listed fax's masked sender is.
+		const spoof = await (await server.request("/faxtest?from=Your%20test%20failed%2C%20call%20us")).text();
+		expect(spoof).toContain("Showing only the tests of the sender you entered.");
+		expect(spoof).not.toContain("call us");
 	});
 });
