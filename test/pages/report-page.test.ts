@@ -12,6 +12,7 @@ import {
 	pageDetails,
 	tiffinfoFirstPage,
 } from "../../testkit/transmission-report.ts";
+import { textPdf } from "../document/make-files.ts";
 
 const browser = useBrowser();
 const fixture = (name: string) => join(import.meta.dir, "../../fixtures/ingest", name);
@@ -186,6 +187,22 @@ describe("the transmission report of an email test", () => {
 		expect(html).toContain("<dd>&lt;img src=x onerror=alert(1)&gt;fit.exe</dd>");
 		const details = pageDetails(html);
 		expect(details["Sending mail host"]).toBeUndefined();
+	});
+
+	test("a PDF cut short says so in Chromium, with no image; a screenshot", async () => {
+		const pdf = await textPdf([[595.28, 841.89]]);
+		const path = join(dir, "cut.pdf");
+		writeFileSync(path, pdf.subarray(0, pdf.byteLength - 40));
+		const result = await runFax(["ingest", path, "--source", "email"], server.env);
+		expect(result.code).toBe(3);
+		const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+		await page.goto(`${server.baseUrl}/faxtest/${slugOf(result.stdout)}`);
+		expect(await page.locator("#problem").innerText()).toBe(
+			"Not processable: The PDF is cut short or damaged.",
+		);
+		expect(await page.locator("img").count()).toBe(0);
+		await browser.screenshot(page, "fax-page-not-processable");
+		await page.context().close();
 	});
 
 	test("a fax with no report (the demo, an import) shows the page as before", async () => {
