@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { parseFaxEmail } from "../../lib/document/index.ts";
@@ -39,6 +39,9 @@ function slugOf(stdout: string): string {
 async function receivedByPhone(name: string): Promise<{ slug: string; path: string }> {
 	const path = join(dir, name.replace(/^hylafax-/, "fax-"));
 	copyFileSync(fixture(name), path);
+	// Written now by this process's clock: the file system's own clock is not faked (test:any-date).
+	const now = new Date();
+	utimesSync(path, now, now);
 	const result = await runFax(["receive-hylafax", path], server.env);
 	expect(result.code).toBe(0);
 	return { slug: slugOf(result.stdout), path };
