@@ -114,7 +114,11 @@ describe("/faxtest in Chromium", () => {
 		const mine = await ingest(server, "ACME 30");
 		const page = await browser.newPage();
 		const requests: string[] = [];
-		page.on("request", (request) => requests.push(request.url()));
+		const apiStarts: number[] = [];
+		page.on("request", (request) => {
+			requests.push(request.url());
+			if (request.url().includes("/api/faxes?")) apiStarts.push(performance.now());
+		});
 		await page.goto(`${server.baseUrl}/faxtest`);
 		await page.fill("#from", "  acme   30 ");
 		const held = heldRequest(page);
@@ -128,6 +132,10 @@ describe("/faxtest in Chromium", () => {
 		await untilOnTop(page, next, 1000);
 		expect(await shownSlugs(page)).toEqual([next, mine]);
 		const apiCalls = requests.filter((url) => url.includes("/api/faxes?"));
+		// Never two requests within 3 s, whatever comes: a new filter and a new fax included.
+		expect(apiStarts.length).toBeGreaterThanOrEqual(3);
+		const gaps = apiStarts.slice(1).map((start, i) => start - (apiStarts[i] ?? 0));
+		expect(Math.min(...gaps)).toBeGreaterThan(2900);
 		expect(apiCalls.every((url) => new URL(url).origin === server.baseUrl)).toBe(true);
 		expect(apiCalls.slice(1).every((url) => new URL(url).searchParams.get("from") === "acme   30")).toBe(
 			true,
