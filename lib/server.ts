@@ -156,6 +156,7 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 				faxes,
 				heldLists,
 				storageDir: config.storageDir,
+				cdnOrigin: new URL(config.cdnBaseUrl).origin,
 				maxDownloads: config.cdnMaxDownloads,
 				apiDescription: new Representation(apiDescriptionText(ROUTE_FILES)),
 				operations: {

@@ -9,6 +9,8 @@ import { route as apiGuide } from "./docs/API.md.ts";
 import { route as docsPage } from "./docs/index.ts";
 import { route as docsRenderer } from "./docs/redoc.standalone.js.ts";
 import { route as faxPage } from "./faxtest/[slug].ts";
+import { route as livePage } from "./faxtest/index.ts";
+import { route as liveScript } from "./faxtest/live.js.ts";
 import { route as apiDescription } from "./openapi.json.ts";
 
 /**
@@ -28,6 +30,8 @@ export const ROUTE_FILES: Record<string, Route> = {
 	"docs/API.md.ts": apiGuide,
 	"docs/redoc.standalone.js.ts": docsRenderer,
 	"faxtest/[slug].ts": faxPage,
+	"faxtest/index.ts": livePage,
+	"faxtest/live.js.ts": liveScript,
 	"admin/healthz.ts": healthz,
 	"admin/readyz.ts": readyz,
 	"admin/metrics.ts": metrics,

@@ -59,6 +59,8 @@ export const LIST_SQL = {
 /** The writes of one transaction (FaxStore.write). */
 export interface FaxWriter {
 	insert(fax: FaxRow): void;
+	/** Keeps a fax's transmission report (JSON) with its row; removed with the row. */
+	report(slug: string, report: string): void;
 	/** Records a slug as removed without a live row (an imported removed fax). */
 	tombstone(slug: string, removedAt: number): void;
 }
@@ -89,6 +91,7 @@ export class FaxStore {
 	readonly #importedFaxes: Statement<StoredFax>;
 	readonly #receiptSlug: Statement<{ slug: string }>;
 	readonly #addReceipt: Statement;
+	readonly #reportBySlug: Statement<{ report: string }>;
 	readonly #lock: WriteLock;
 	readonly #writer: FaxWriter;
 	readonly #imports: ImportStatements;
@@ -141,12 +144,15 @@ export class FaxStore {
 		);
 		this.#receiptSlug = db.prepare("SELECT slug FROM receipts WHERE key = $key");
 		this.#addReceipt = db.prepare("INSERT INTO receipts (key, slug) VALUES ($key, $slug)");
+		this.#reportBySlug = db.prepare("SELECT report FROM fax_reports WHERE slug = $slug");
 		this.#lock = new WriteLock(db);
 		this.#imports = new ImportStatements(db);
 		const insert = this.#insert;
 		const tombstone = this.#tombstone;
+		const addReport = db.prepare("INSERT INTO fax_reports (slug, report) VALUES ($slug, $report)");
 		this.#writer = {
 			insert: (fax) => insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) }),
+			report: (slug, report) => addReport.run({ slug, report }),
 			tombstone: (slug, removedAt) => tombstone.run({ slug, removed_at: removedAt }),
 		};
 	}
@@ -241,9 +247,17 @@ export class FaxStore {
 		return this.#slugUsed.get({ slug }) !== null;
 	}
 
-	/** Inserts one fax, waiting for the write lock if another process writes. */
-	async insert(fax: FaxRow): Promise<void> {
-		await this.write((writer) => writer.insert(fax));
+	/** Inserts one fax, with its transmission report if any, waiting for the write lock if another process writes. */
+	async insert(fax: FaxRow, report?: string): Promise<void> {
+		await this.write((writer) => {
+			writer.insert(fax);
+			if (report !== undefined) writer.report(fax.slug, report);
+		});
+	}
+
+	/** The transmission report (JSON) kept with a fax; null when it has none (an import, an older row). */
+	report(slug: string): string | null {
+		return this.#reportBySlug.get({ slug })?.report ?? null;
 	}
 
 	/** The slug of the fax a receiver handed over under `key`, live or removed since; null when none was. */
@@ -256,12 +270,13 @@ export class FaxStore {
 	 * returns the slug that is listed for the key, this fax's or the earlier
 	 * one's. Both hand-overs of a race check inside the write lock, so one wins.
 	 */
-	insertReceived(fax: FaxRow, key: string): Promise<string> {
+	insertReceived(fax: FaxRow, key: string, report?: string): Promise<string> {
 		return this.#lock.run(() => {
 			const earlier = this.#receiptSlug.get({ key });
 			if (earlier !== null) return earlier.slug;
 			this.#addReceipt.run({ key, slug: fax.slug });
 			this.#writer.insert(fax);
+			if (report !== undefined) this.#writer.report(fax.slug, report);
 			return fax.slug;
 		});
 	}

@@ -61,8 +61,23 @@ CREATE TABLE IF NOT EXISTS receipts (
 ) WITHOUT ROWID;
 `;
 
+// Version 6: each received fax's transmission report (lib/report), as JSON,
+// kept while its row lives. Version 5 is fax_files (issue 33); until that is
+// merged this step follows version 4.
+const FAX_REPORTS = `
+CREATE TABLE IF NOT EXISTS fax_reports (
+	slug TEXT PRIMARY KEY,
+	report TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS fax_reports_follow_row AFTER DELETE ON faxes
+BEGIN
+	DELETE FROM fax_reports WHERE slug = old.slug;
+END;
+`;
+const REPORTS_FOLLOW_VERSION = 4;
+
 /** The version this code writes into `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 6;
 
 // A write transaction holds the lock other writers (a receiving `fax ingest`)
 // wait for; batches keep each one short on a large database.
@@ -150,5 +165,10 @@ export function migrate(db: Database): void {
 		if (versionOf(db) !== 3) return;
 		db.exec(RECEIPTS);
 		db.exec("PRAGMA user_version = 4");
+	}).immediate();
+	db.transaction(() => {
+		if (versionOf(db) !== REPORTS_FOLLOW_VERSION) return;
+		db.exec(FAX_REPORTS);
+		db.exec("PRAGMA user_version = 6");
 	}).immediate();
 }

@@ -5,3 +5,4 @@ export { faxStationId } from "./fax-station-id.ts";
 export { MAX_INPUT_BYTES } from "./limits.ts";
 export { type FaxEmail, NO_ATTACHMENT_REASON, parseFaxEmail } from "./parse-email.ts";
 export { type NotProcessable, type ProcessedDocument, processDocument } from "./process-document.ts";
+export { type TiffPageFacts, tiffFacts } from "./tiff-facts.ts";

@@ -72,7 +72,7 @@ export function* multipartParts(body: Uint8Array, boundary: string): Generator<U
 }
 
 /** The unfolded value of the first field of this name, or null. */
-function headerField(header: Uint8Array, name: string): string | null {
+export function headerField(header: Uint8Array, name: string): string | null {
 	const text = Buffer.from(header.buffer, header.byteOffset, header.byteLength).toString("latin1");
 	const unfolded = text.replace(/\r?\n[ \t]/g, " ");
 	for (const line of unfolded.split(/\r?\n/)) {

@@ -2,6 +2,7 @@ import type { Attachment } from "postal-mime";
 import { detectFormat } from "./detect-format.ts";
 import {
 	contentType,
+	headerField,
 	type MimeEntity,
 	multipartParts,
 	splitEntity,
@@ -21,8 +22,10 @@ export type FaxEmail = {
 	 * one that hands the message over to us, received it.
 	 */
 	relayedAt: Date | null;
-	/** The first PDF or TIFF attachment: the fax. */
-	attachment: { filename: string | null; bytes: Uint8Array } | null;
+	/** The first Received header, unfolded: the last mail server's record of the delivery. */
+	firstReceived: string | null;
+	/** The first PDF or TIFF attachment: the fax, with its Content-Type field as written. */
+	attachment: { filename: string | null; bytes: Uint8Array; contentType: string | null } | null;
 };
 
 export const NO_ATTACHMENT_REASON = "email has no PDF or TIFF attachment";
@@ -99,7 +102,11 @@ class FaxPartSearch {
 			);
 			if (format !== "pdf" && format !== "tiff") return null;
 		}
-		return { filename: described.filename, bytes: decodeTransferEncoding(entity.body, encoding) };
+		return {
+			filename: described.filename,
+			bytes: decodeTransferEncoding(entity.body, encoding),
+			contentType: headerField(entity.header, "content-type")?.trim() ?? null,
+		};
 	}
 
 	/** Type and file name of a part, from its header; undefined when it is text, not an attachment. */
@@ -124,14 +131,16 @@ async function senderAndDate(
 	try {
 		const email = await postalMime.parse(Buffer.concat([header, Buffer.from("\r\n")]));
 		const from = email.from?.group ? email.from.group[0] : email.from;
+		const received = email.headers.find((header) => header.key === "received")?.value;
 		return {
 			sender: from?.address?.trim() || null,
 			receivedAt: parseDate(email.date),
 			messageId: email.messageId?.trim() || null,
-			relayedAt: receivedHeaderTime(email.headers.find((header) => header.key === "received")?.value),
+			relayedAt: receivedHeaderTime(received),
+			firstReceived: received?.replace(/\s+/g, " ") ?? null,
 		};
 	} catch {
-		return { sender: null, receivedAt: null, messageId: null, relayedAt: null };
+		return { sender: null, receivedAt: null, messageId: null, relayedAt: null, firstReceived: null };
 	}
 }
 

@@ -21,6 +21,12 @@ export const TIFF_TAG = {
 	resolutionUnit: 296,
 	tileWidth: 322,
 	imageDescription: 270,
+	dateTime: 306,
+	// HylaFAX's private tags on a received fax (libtiff's tiff.h names them).
+	faxRecvParams: 34908,
+	faxSubAddress: 34909,
+	faxRecvTime: 34910,
+	faxDcs: 34911,
 } as const;
 
 type Entry = { type: number; count: number; valueOffset: number };

@@ -27,6 +27,8 @@ export interface RouteServices {
 	heldLists: HeldLists;
 	/** Where the PDFs and thumbnails are. */
 	storageDir: string;
+	/** The origin the faxes' PDFs and thumbnails are served from (CDN_BASE_URL's), for the pages' policies. */
+	cdnOrigin: string;
 	/** A download is refused (503) while this many requests are being answered already. */
 	maxDownloads: number;
 	/** The OpenAPI description of the API, as JSON text. */

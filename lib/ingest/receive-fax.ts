@@ -11,6 +11,7 @@ import {
 } from "../document/index.ts";
 import type { FaxRow } from "../fax/index.ts";
 import { cutSender, newSlug } from "../fax/index.ts";
+import { buildReport } from "../report/index.ts";
 import { deleteFaxFiles, writeFaxFiles } from "../storage/index.ts";
 
 export interface ReceivedFile {
@@ -101,12 +102,23 @@ function receivedTime(file: ReceivedFile, email: FaxEmail | null, now: number): 
  * Inserts the fax, under its receipt key when it has one; returns the slug
  * listed, another one's when the key was handed over meanwhile.
  */
-async function insertOnce(store: FaxStore, fax: FaxRow, receiptKey: string | undefined): Promise<string> {
+async function insertOnce(
+	store: FaxStore,
+	fax: FaxRow,
+	receiptKey: string | undefined,
+	report: string,
+): Promise<string> {
 	if (receiptKey === undefined) {
-		await store.insert(fax);
+		await store.insert(fax, report);
 		return fax.slug;
 	}
-	return store.insertReceived(fax, receiptKey);
+	return store.insertReceived(fax, receiptKey, report);
+}
+
+/** The transmission report kept with the fax (lib/report), as JSON. */
+function reportOf(file: ReceivedFile, email: FaxEmail | null, reason: string | undefined): string {
+	const relayedByUs = file.relayed !== undefined;
+	return JSON.stringify(buildReport({ source: file.source, bytes: file.bytes, email, relayedByUs, reason }));
 }
 
 /**
@@ -137,16 +149,17 @@ export async function receiveFax(
 		sender: given === null ? null : cutSender(given),
 		received_at: receivedAt,
 	};
+	const report = reportOf(file, email, result.ok ? undefined : result.reason);
 	if (!result.ok) {
 		const fax = { ...base, page_count: null, file_size: null };
-		const listed = await insertOnce(store, fax, receiptKey);
+		const listed = await insertOnce(store, fax, receiptKey, report);
 		return listed === slug ? { fax, reason: result.reason } : { repeatOf: listed };
 	}
 	await writeFaxFiles(storageDir, slug, { pdf: result.pdf, thumbnail: result.thumbnail });
 	const fax = { ...base, page_count: result.pageCount, file_size: result.pdf.byteLength };
 	let listed: string;
 	try {
-		listed = await insertOnce(store, fax, receiptKey);
+		listed = await insertOnce(store, fax, receiptKey, report);
 	} catch (error) {
 		await deleteFaxFiles(storageDir, slug);
 		throw error;

@@ -1,38 +1,13 @@
 import type { Fax } from "../fax/index.ts";
+import type { FaxReport } from "../report/index.ts";
 import { escapeHtml, type HtmlPage, htmlPage, pageScript } from "./html.ts";
+import { reportPart } from "./report-part.ts";
+import { pagesText, shortSize, sizeText, utcText } from "./text.ts";
 
 const SOURCES: Record<Fax["source"], string> = {
 	phone: "Fax by phone",
 	email: "Email (scan-to-email or Internet fax)",
 };
-
-const bytes = new Intl.NumberFormat("en");
-const decimal = new Intl.NumberFormat("en", { maximumFractionDigits: 1 });
-
-function exactSize(size: number): string {
-	return `${bytes.format(size)} byte${size === 1 ? "" : "s"}`;
-}
-
-/** `12.3 kB`: the size at a glance. */
-function shortSize(size: number): string {
-	if (size < 1000) return exactSize(size);
-	const [amount, unit] = size < 1_000_000 ? [size / 1000, "kB"] : [size / 1_000_000, "MB"];
-	return `${decimal.format(amount)} ${unit}`;
-}
-
-/** `12.3 kB (12,345 bytes)`: at a glance, and exactly. */
-function sizeText(size: number): string {
-	return size < 1000 ? exactSize(size) : `${shortSize(size)} (${exactSize(size)})`;
-}
-
-/** `2026-11-22T11:59:00Z` → `2026-11-22 11:59:00 UTC`. */
-function utcText(receivedAt: string): string {
-	return `${receivedAt.slice(0, 10)} ${receivedAt.slice(11, 19)} UTC`;
-}
-
-function pagesText(count: number): string {
-	return `${count} page${count === 1 ? "" : "s"}`;
-}
 
 // The time in the reader's own zone is an addition: without script the page
 // shows UTC, which is all it needs.
@@ -64,8 +39,11 @@ function filesPart(fax: Fax): string {
 <p><a href="${pdf}" type="application/pdf">Open the PDF (${pagesText(fax.page_count)}, ${shortSize(fax.file_size)})</a></p>`;
 }
 
-/** The page of one fax: what the API says of it, for people, readable without script. */
-export function faxPage(fax: Fax): HtmlPage {
+/**
+ * The page of one fax: what the API says of it, for people, readable without
+ * script; with its transmission report when ingest kept one.
+ */
+export function faxPage(fax: Fax, report: FaxReport | null = null): HtmlPage {
 	const sender = fax.from === null ? "Unknown (the fax came with no sender ID)" : escapeHtml(fax.from);
 	const body = `<main>
 <h1>Test fax ${escapeHtml(fax.slug)}</h1>
@@ -77,6 +55,7 @@ export function faxPage(fax: Fax): HtmlPage {
 <dt>Size</dt><dd>${fax.file_size === null ? "Not known" : sizeText(fax.file_size)}</dd>
 </dl>
 ${filesPart(fax)}
+${report === null ? "" : reportPart(report, fax.from)}
 </main>
 <footer>
 <p>Every test fax is public for 30 days after it was received, then removed. The sender is masked.</p>

@@ -47,6 +47,16 @@ figure { margin: 0 0 1rem; }
 img { max-width: 100%; height: auto; border: 1px solid #8888; background: #fff; }
 a { color: LinkText; }
 footer { margin-top: 2rem; font-size: 0.9rem; }
+h2 { font-size: 1.25rem; margin: 1.5rem 0 0.75rem; }
+form { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: end; margin: 0 0 1rem; }
+label { display: flex; flex-direction: column; flex: 1 1 14rem; }
+input, button { font: inherit; padding: 0.35rem 0.5rem; }
+ol.faxes { list-style: none; padding: 0; margin: 0; }
+ol.faxes li { display: flex; gap: 1rem; padding: 0.75rem 0; border-top: 1px solid #8884; }
+ol.faxes .thumb { flex: 0 0 6.5rem; }
+ol.faxes .thumb img { width: 6.5rem; }
+ol.faxes .facts { flex: 1 1 auto; min-width: 0; overflow-wrap: anywhere; }
+.status { font-size: 0.9rem; min-height: 1.5em; }
 `;
 
 const STYLE_SOURCE = hashSource(STYLE);
@@ -63,6 +73,13 @@ export interface PageParts {
 	script?: { text: string; source: string };
 	/** The origin its images come from (the CDN's); none when it shows no image. */
 	imageOrigin?: string;
+	/**
+	 * A script file from this origin (its path) that may call this origin's
+	 * API: the policy allows scripts and connections to 'self' only.
+	 */
+	scriptFile?: string;
+	/** The page has a form that submits to this origin (GET, no script needed). */
+	formToSelf?: boolean;
 }
 
 /** A script for `PageParts`: its text and the hash source that allows it. */
@@ -73,14 +90,20 @@ export function pageScript(text: string): { text: string; source: string } {
 // Only the page's own style and script apply, images come from the CDN only,
 // and nothing else is loaded, submitted, rebased or framed.
 function policyOf(parts: PageParts): string {
-	const script = parts.script === undefined ? "" : `; script-src ${parts.script.source}`;
+	const sources = [parts.scriptFile === undefined ? undefined : "'self'", parts.script?.source];
+	const scripts = sources.filter((source) => source !== undefined);
+	const script = scripts.length === 0 ? "" : `; script-src ${scripts.join(" ")}`;
+	const connect = parts.scriptFile === undefined ? "" : "; connect-src 'self'";
 	const images = parts.imageOrigin === undefined ? "" : `; img-src ${parts.imageOrigin}`;
-	return `default-src 'none'${script}; style-src ${STYLE_SOURCE}${images}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+	const form = parts.formToSelf ? "'self'" : "'none'";
+	return `default-src 'none'${script}${connect}; style-src ${STYLE_SOURCE}${images}; base-uri 'none'; form-action ${form}; frame-ancestors 'none'`;
 }
 
 /** A whole page: title, the shared look, the body, and what else it uses; with its policy. */
 export function htmlPage(title: string, body: string, parts: PageParts = {}): HtmlPage {
 	const script = parts.script?.text;
+	const file =
+		parts.scriptFile === undefined ? "" : `<script src="${escapeHtml(parts.scriptFile)}" defer></script>\n`;
 	const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -88,7 +111,7 @@ export function htmlPage(title: string, body: string, parts: PageParts = {}): Ht
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
-</head>
+${file}</head>
 <body>
 ${body}
 ${script === undefined ? "" : `<script>${script}</script>\n`}</body>

@@ -46,6 +46,7 @@ describe("parseFaxEmail", () => {
 			receivedAt: new Date("2026-11-21T18:02:03Z"),
 			messageId: "<forgot.1@example.org>",
 			relayedAt: null,
+			firstReceived: null,
 			attachment: null,
 		});
 	});
@@ -139,7 +140,11 @@ describe("parseFaxEmail", () => {
 			),
 		);
 		expect(email.sender).toBe("jane@example.org");
-		expect(email.attachment).toEqual({ filename: "fax.tif", bytes: latin1("II*\u0000forwarded") });
+		expect(email.attachment).toEqual({
+			filename: "fax.tif",
+			bytes: latin1("II*\u0000forwarded"),
+			contentType: 'image/tiff; name="fax.tif"',
+		});
 	});
 
 	test("a fax after many large attachments that are not faxes", async () => {
@@ -160,7 +165,11 @@ describe("parseFaxEmail", () => {
 				},
 			]),
 		);
-		expect(email.attachment).toEqual({ filename: null, bytes: latin1("%PDF-1.4\r\nlast") });
+		expect(email.attachment).toEqual({
+			filename: null,
+			bytes: latin1("%PDF-1.4\r\nlast"),
+			contentType: "application/pdf",
+		});
 	});
 
 	test("a multipart message without a boundary, or cut off before its closing delimiter", async () => {
@@ -173,7 +182,11 @@ describe("parseFaxEmail", () => {
 				"From: a@example.org\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4 cut",
 			),
 		);
-		expect(cutOff.attachment).toEqual({ filename: null, bytes: latin1("%PDF-1.4 cut") });
+		expect(cutOff.attachment).toEqual({
+			filename: null,
+			bytes: latin1("%PDF-1.4 cut"),
+			contentType: "application/pdf",
+		});
 	});
 
 	test("the first Received header is the relay's time: the last hop's comment and folding do not matter", async () => {
@@ -183,6 +196,9 @@ describe("parseFaxEmail", () => {
 			),
 		);
 		expect(email.relayedAt).toEqual(new Date("2026-11-25T10:12:13Z"));
+		expect(email.firstReceived).toBe(
+			"from a (a [127.0.0.1]) by mx.test.example (Postfix) with ESMTP id 4Xk2; Wed, 25 Nov 2026 10:12:13 +0000 (UTC)",
+		);
 		expect(email.messageId).toBeNull();
 		const noTime = await parseFaxEmail(latin1("Received: from a by b\r\n\r\nbody"));
 		expect(noTime.relayedAt).toBeNull();
@@ -195,6 +211,7 @@ describe("parseFaxEmail", () => {
 			receivedAt: null,
 			messageId: null,
 			relayedAt: null,
+			firstReceived: null,
 			attachment: null,
 		});
 	});

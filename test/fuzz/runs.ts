@@ -17,6 +17,7 @@ export const CASES = {
 	forwardedFor: { fast: 500, long: 8_000 },
 	faxLifecycle: { fast: 20, long: 300 },
 	damagedDocuments: { fast: 30, long: 1_000 },
+	hylafaxSession: { fast: 40, long: 1_000 },
 } as const;
 
 export type Suite = keyof typeof CASES;

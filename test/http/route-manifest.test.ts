@@ -24,7 +24,9 @@ test("file paths map to URL paths, admin/ being the admin listener's root", () =
 		"/docs",
 		"/docs/API.md",
 		"/docs/redoc.standalone.js",
+		"/faxtest",
 		"/faxtest/:slug",
+		"/faxtest/live.js",
 		"/openapi.json",
 	]);
 	expect(pathsOf("admin")).toEqual(["/healthz", "/metrics", "/readyz"]);

@@ -1,0 +1,206 @@
+// The live list of /faxtest (lib/pages/live-page.ts). The page reads in full
+// without this script; with it, the list follows the public API: one request
+// at a time, held by the server (`wait`) until the list differs from the one
+// shown (`If-None-Match` with its ETag), so a new test shows the moment it is
+// listed. Budget, against the API's 60 requests a minute per network:
+//   - nothing new: one request every 27–30 s (the server answers a held
+//     request up to a tenth early): about 2 a minute, at most 134 an hour;
+//   - requests start at least MIN_GAP_MS apart, whatever comes: at most 20 a
+//     minute even while tests keep arriving;
+//   - a 429 or 503 waits its Retry-After; a server that cannot be reached or
+//     answers an error is asked again after 2, 4, 8 … 60 s;
+//   - a hidden tab makes no request at all: its held request is cancelled and
+//     the next one starts when the tab is shown again.
+
+const LIMIT = 100;
+const WAIT_SECONDS = 30;
+const MIN_GAP_MS = 3000;
+const FIRST_RETRY_MS = 2000;
+const MAX_RETRY_MS = 60000;
+const SOURCES = { phone: "Fax by phone", email: "Email" };
+
+const list = document.getElementById("faxes");
+const empty = document.getElementById("empty");
+const status = document.getElementById("status");
+const form = document.getElementById("filter");
+const input = document.getElementById("from");
+
+let from = new URLSearchParams(location.search).get("from");
+if (from !== null && from.trim() === "") from = null;
+// The sender stays out of the address bar, and so out of the history.
+if (location.search !== "") history.replaceState(null, "", location.pathname);
+let etag = list.dataset.etag || null;
+let controller = null;
+let timer = null;
+let lastStart = 0;
+let failures = 0;
+
+function localTime(iso) {
+	return new Date(iso).toLocaleString(undefined, {
+		year: "numeric",
+		month: "short",
+		day: "numeric",
+		hour: "2-digit",
+		minute: "2-digit",
+		second: "2-digit",
+		hourCycle: "h23",
+		timeZoneName: "short",
+	});
+}
+
+function showLocalTime(item) {
+	const time = item.querySelector("time");
+	const local = item.querySelector(".local");
+	local.textContent = ` · your time: ${localTime(time.dateTime)}`;
+	local.hidden = false;
+}
+
+function element(name, attributes, ...children) {
+	const node = document.createElement(name);
+	for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+	node.append(...children);
+	return node;
+}
+
+function utcText(iso) {
+	return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}
+
+// The same markup the server writes (faxItem in live-page.ts), built with
+// text nodes only: nothing a sender wrote is ever parsed as HTML.
+function itemOf(fax) {
+	const image =
+		fax.thumbnail_url === null
+			? element("span", { class: "thumb" }, "No image")
+			: element(
+					"a",
+					{ class: "thumb", href: fax.view_url },
+					element("img", { src: fax.thumbnail_url, alt: `First page of test fax ${fax.slug}` }),
+				);
+	const pages =
+		fax.page_count === null ? "not processable" : `${fax.page_count} page${fax.page_count === 1 ? "" : "s"}`;
+	const facts = element(
+		"div",
+		{ class: "facts" },
+		element("a", { href: fax.view_url }, element("strong", {}, fax.slug)),
+		element("br", {}),
+		element("span", { class: "from" }, fax.from === null ? "Unknown sender" : fax.from),
+		` · ${SOURCES[fax.source]} · `,
+		element("span", { class: "pages" }, pages),
+		element("br", {}),
+		element("time", { datetime: fax.received_at }, utcText(fax.received_at)),
+		element("span", { class: "local", hidden: "" }),
+	);
+	const item = element("li", { "data-slug": fax.slug }, image, facts);
+	showLocalTime(item);
+	return item;
+}
+
+// A listed fax never changes: the items already shown are kept as they are,
+// so their images are not loaded again.
+function render(faxes) {
+	const shown = new Map([...list.children].map((item) => [item.dataset.slug, item]));
+	list.replaceChildren(...faxes.map((fax) => shown.get(fax.slug) ?? itemOf(fax)));
+	empty.hidden = faxes.length > 0;
+}
+
+function say(text) {
+	status.textContent = text;
+}
+
+function schedule(delay) {
+	clearTimeout(timer);
+	timer = setTimeout(poll, delay);
+}
+
+// The server's Retry-After when it gave one; else 2, 4, 8 … 60 s, each
+// within a fifth either way, so tabs that lost the server together do not
+// come back together.
+function retryLater(why, seconds) {
+	if (!(seconds > 0)) failures += 1;
+	const backoff = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (failures - 1));
+	const delay = seconds > 0 ? seconds * 1000 : backoff * (0.8 + Math.random() * 0.4);
+	say(`${why}: trying again in ${Math.round(delay / 1000)} s. The list below is as it was.`);
+	schedule(delay);
+}
+
+function live() {
+	failures = 0;
+	say(
+		from === null
+			? "Live: new tests appear here as they are listed."
+			: "Live: new tests of this sender appear here.",
+	);
+}
+
+async function answered(response) {
+	if (response.status === 200) {
+		const faxes = await response.json();
+		etag = response.headers.get("ETag");
+		render(faxes);
+		live();
+		return schedule(0);
+	}
+	if (response.status === 304) {
+		live();
+		return schedule(0);
+	}
+	const retryAfter = Number(response.headers.get("Retry-After")) || 0;
+	if (response.status === 429)
+		return retryLater("Paused: this network asked the API too often", retryAfter || 60);
+	retryLater(`The server answered ${response.status}`, retryAfter);
+}
+
+async function poll() {
+	timer = null;
+	if (document.hidden) return;
+	const sinceLast = Date.now() - lastStart;
+	if (sinceLast < MIN_GAP_MS) return schedule(MIN_GAP_MS - sinceLast);
+	lastStart = Date.now();
+	const params = new URLSearchParams({ limit: String(LIMIT) });
+	if (from !== null) params.set("from", from);
+	if (etag !== null) params.set("wait", String(WAIT_SECONDS));
+	const current = new AbortController();
+	controller = current;
+	try {
+		const headers = etag === null ? {} : { "If-None-Match": etag };
+		const response = await fetch(`/api/faxes?${params}`, {
+			headers,
+			signal: current.signal,
+			cache: "no-store",
+		});
+		if (controller === current) await answered(response);
+	} catch {
+		if (!current.signal.aborted) retryLater("The server cannot be reached");
+	}
+}
+
+function restart() {
+	controller?.abort();
+	controller = null;
+	schedule(0);
+}
+
+document.addEventListener("visibilitychange", () => {
+	if (!document.hidden) return restart();
+	controller?.abort();
+	controller = null;
+	clearTimeout(timer);
+	say("Paused while this tab is hidden.");
+});
+
+form.addEventListener("submit", (event) => {
+	event.preventDefault();
+	const value = input.value.trim();
+	from = value === "" ? null : value;
+	input.value = "";
+	document.getElementById("filter-shown")?.remove();
+	etag = null;
+	list.replaceChildren();
+	say(from === null ? "Showing all tests…" : "Showing only the tests of the sender you entered…");
+	restart();
+});
+
+for (const item of list.children) showLocalTime(item);
+live();
+schedule(0);

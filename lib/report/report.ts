@@ -1,0 +1,51 @@
+// The transmission report of a fax: what the received file and its delivery
+// said of how it was sent, gathered at ingest and kept with the fax
+// (fax_reports), shown on the fax's page. Nothing in it is private: the sender
+// shows on the page masked, from the fax itself, never from here.
+import type { HylafaxSession } from "./hylafax-session.ts";
+
+/** One page's geometry as its TIFF tags give it. */
+export type TiffPage = {
+	width: number;
+	height: number;
+	/** Dots per inch across and down; null when the file gives none. */
+	xDpi: number | null;
+	yDpi: number | null;
+};
+
+/** What the document was: its format, and for a TIFF its coding and first page. */
+export type DocumentReport =
+	| { format: "PDF" }
+	| {
+			format: "TIFF";
+			/** MH, MR, MMR, JBIG, or the TIFF compression's name when it is none of them. */
+			coding: string;
+			pages: number;
+			firstPage: TiffPage | null;
+	  };
+
+/** The session a fax machine negotiated with our modem, as HylaFAX recorded it (faxinfo's fields). */
+export type SessionReport = HylafaxSession;
+
+/** How an email test came. */
+export type EmailReport = {
+	/** scan-to-email PDF, ITU-T T.37 simple mode TIFF-F, another TIFF, or no usable attachment. */
+	test: "pdf" | "t37" | "tiff" | "none";
+	/** The attachment's media type as its part declared it, parameters included (lower case). */
+	mimeType: string | null;
+	/** The attachment's file name, made safe (see safeFileName). */
+	attachmentName: string | null;
+	attachmentBytes: number | null;
+	/** The sending host as our own mail server recorded it; null when our server did not relay it. */
+	relayHost: string | null;
+	/** How it came to our server: the TLS protocol and cipher, "none" without TLS, null when not known. */
+	tls: { protocol: string; cipher: string | null; bits: number | null } | "none" | null;
+};
+
+export type FaxReport = {
+	document: DocumentReport | null;
+	session: SessionReport | null;
+	email: EmailReport | null;
+	/** Why it could not be processed, in a tester's words; absent when it was. */
+	problem?: string;
+};

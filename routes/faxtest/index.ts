@@ -1,0 +1,43 @@
+import type { SenderFilter } from "../../lib/db/index.ts";
+import { type Fax, isUnknownSenderQuery, MAX_SENDER_LENGTH, senderMatchKey } from "../../lib/fax/index.ts";
+import { definePlainRoute } from "../../lib/http/index.ts";
+import { type LiveFilter, livePage } from "../../lib/pages/index.ts";
+
+const HTML_TYPE = "text/html; charset=utf-8";
+// The same list the script then waits on: the API's default 24 hours, and its
+// most (`/api/faxes?limit=100`), so the page and the API's ETag agree.
+const WINDOW_SECONDS = 24 * 3600;
+const LIMIT = 100;
+
+function filterOf(from: string | null): { filter: LiveFilter; sender: SenderFilter } {
+	if (from === null || from.trim() === "") return { filter: { kind: "all" }, sender: { kind: "any" } };
+	if ([...from].length > MAX_SENDER_LENGTH) {
+		return {
+			filter: {
+				kind: "invalid",
+				message: `A sender has at most ${MAX_SENDER_LENGTH} characters: showing all tests.`,
+			},
+			sender: { kind: "any" },
+		};
+	}
+	if (isUnknownSenderQuery(from)) return { filter: { kind: "sender" }, sender: { kind: "unknown" } };
+	return { filter: { kind: "sender" }, sender: { kind: "key", key: senderMatchKey(from) } };
+}
+
+/**
+ * GET /faxtest: the tests of the last 24 hours, newest first, optionally of
+ * one sender (`from`, as the API takes it); live with script. Not rate
+ * limited: the page itself is one request, and its script's requests to the
+ * API are counted there.
+ */
+export const route = definePlainRoute(({ search, now }, { faxes, cdnOrigin }) => {
+	const { filter, sender } = filterOf(new URLSearchParams(search).get("from"));
+	const answer = faxes.list({ after: now - WINDOW_SECONDS, sender, limit: LIMIT }, now);
+	const page = livePage({ faxes: JSON.parse(answer.text) as Fax[], etag: answer.etag }, filter, cdnOrigin);
+	return {
+		status: 200,
+		body: page.html,
+		type: HTML_TYPE,
+		headers: { "content-security-policy": page.policy },
+	};
+});

@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { useBrowser } from "../../testkit/browser.ts";
+import { freePort } from "../../testkit/ports.ts";
+import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
+
+const browser = useBrowser();
+const PDF = join(import.meta.dir, "../../fixtures/ingest/fax-g3-2d.tif");
+
+async function serverOnFreePort(env: Record<string, string> = {}): Promise<TestServer> {
+	const port = await freePort();
+	const base = `http://127.0.0.1:${port}`;
+	return startTestServer({
+		env: { PORT: String(port), CDN_BASE_URL: `${base}/cdn`, SITE_BASE_URL: base, ...env },
+	});
+}
+
+let server: TestServer;
+beforeAll(async () => {
+	server = await serverOnFreePort();
+});
+afterAll(() => server.stop());
+
+async function ingest(target: TestServer, sender: string): Promise<string> {
+	const result = await runFax(["ingest", PDF, "--source", "phone", "--sender", sender], target.env);
+	expect(result.code).toBe(0);
+	return result.stdout.trim();
+}
+
+/** The slugs the list shows, top to bottom. */
+function shownSlugs(page: Page): Promise<string[]> {
+	return page
+		.locator("#faxes > li")
+		.evaluateAll((items) => items.map((item) => item.getAttribute("data-slug") ?? ""));
+}
+
+/** Waits until the list's first item is this fax. */
+function untilOnTop(page: Page, slug: string, timeout: number): Promise<void> {
+	return page.locator(`#faxes > li:first-child[data-slug="${slug}"]`).waitFor({ timeout });
+}
+
+function untilStatus(page: Page, text: RegExp, timeout: number): Promise<void> {
+	return page.locator("#status", { hasText: text }).waitFor({ timeout });
+}
+
+/** Waits until the fax's thumbnail has loaded (a decoded image, not a broken one). */
+async function untilThumbnailLoaded(page: Page, slug: string, deadline: number): Promise<void> {
+	const image = page.locator(`li[data-slug="${slug}"] img`);
+	await image.waitFor({ timeout: Math.max(1, deadline - performance.now()) });
+	while (performance.now() < deadline) {
+		const [complete, width] = await image.evaluate((img) => [
+			Reflect.get(img, "complete"),
+			Reflect.get(img, "naturalWidth"),
+		]);
+		if (complete === true && width > 0) return;
+		await Bun.sleep(10);
+	}
+	throw new Error(`the thumbnail of ${slug} did not load in time`);
+}
+
+/** Resolves when the page's script has a held request to the API out. */
+function heldRequest(page: Page): Promise<unknown> {
+	return page.waitForRequest(
+		(request) => request.url().includes("/api/faxes?") && request.url().includes("wait=30"),
+	);
+}
+
+describe("/faxtest in Chromium", () => {
+	test("a fax ingested while the page is open appears within 1 s, thumbnail loaded, on top", async () => {
+		const older = await ingest(server, "+1 555 010 0001");
+		const page = await browser.newPage({ timezoneId: "Asia/Tokyo" });
+		const held = heldRequest(page);
+		await page.goto(`${server.baseUrl}/faxtest`);
+		await held;
+		expect(await shownSlugs(page)).toContain(older);
+		const slug = await ingest(server, "+1 555 010 0002");
+		const listedAt = performance.now();
+		await untilThumbnailLoaded(page, slug, listedAt + 1000);
+		expect(performance.now() - listedAt).toBeLessThan(1000);
+		expect((await shownSlugs(page))[0]).toBe(slug);
+		const item = page.locator(`li[data-slug="${slug}"]`);
+		expect(await item.locator(".from").innerText()).toBe("+155*****002");
+		expect(await item.locator(".local").innerText()).toMatch(/ · your time: .* GMT\+9$/);
+		expect(await page.locator("#status").innerText()).toBe("Live: new tests appear here as they are listed.");
+		await browser.screenshot(page, "live-page");
+		await page.context().close();
+	});
+
+	test("without script: the list as of the page's making, in UTC, and the from form still filters", async () => {
+		const mine = await ingest(server, "+1 555 020 0001");
+		const other = await ingest(server, "+1 555 020 0002");
+		const page = await browser.newPage({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
+		await page.goto(`${server.baseUrl}/faxtest`);
+		const all = await shownSlugs(page);
+		expect(all.indexOf(other)).toBeLessThan(all.indexOf(mine));
+		expect(await page.locator(`li[data-slug="${mine}"] time`).innerText()).toMatch(
+			/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/,
+		);
+		expect(await page.locator(`li[data-slug="${mine}"] .local`).isVisible()).toBe(false);
+		expect(await page.locator("#status").innerText()).toContain("reload it");
+		await page.fill("#from", "+15550200001");
+		await page.click("button[type=submit]");
+		await page.waitForURL(/\/faxtest\?from=%2B15550200001$/);
+		expect(await shownSlugs(page)).toEqual([mine]);
+		expect(await page.locator("#filter-shown").innerText()).toBe(
+			"Showing only the tests of +155*****001. Show all tests",
+		);
+		await browser.screenshot(page, "live-page-no-script-filtered");
+		await page.context().close();
+	});
+
+	test("with script, the from filter keeps the number out of the address and follows only that sender", async () => {
+		const mine = await ingest(server, "ACME 30");
+		const page = await browser.newPage();
+		const requests: string[] = [];
+		const apiStarts: number[] = [];
+		page.on("request", (request) => {
+			requests.push(request.url());
+			if (request.url().includes("/api/faxes?")) apiStarts.push(performance.now());
+		});
+		await page.goto(`${server.baseUrl}/faxtest`);
+		await page.fill("#from", "  acme   30 ");
+		const held = heldRequest(page);
+		await page.click("button[type=submit]");
+		await untilOnTop(page, mine, 5000);
+		expect(await shownSlugs(page)).toEqual([mine]);
+		expect(page.url()).toBe(`${server.baseUrl}/faxtest`);
+		await held;
+		await ingest(server, "ACME 31");
+		const next = await ingest(server, "Acme 30");
+		await untilOnTop(page, next, 1000);
+		expect(await shownSlugs(page)).toEqual([next, mine]);
+		const apiCalls = requests.filter((url) => url.includes("/api/faxes?"));
+		// Never two requests within 3 s, whatever comes: a new filter and a new fax included.
+		expect(apiStarts.length).toBeGreaterThanOrEqual(3);
+		const gaps = apiStarts.slice(1).map((start, i) => start - (apiStarts[i] ?? 0));
+		expect(Math.min(...gaps)).toBeGreaterThan(2900);
+		expect(apiCalls.every((url) => new URL(url).origin === server.baseUrl)).toBe(true);
+		expect(apiCalls.slice(1).every((url) => new URL(url).searchParams.get("from") === "acme   30")).toBe(
+			true,
+		);
+		await page.context().close();
+	});
+
+	test("a hidden tab makes no request; shown again, it catches up at once", async () => {
+		const page = await browser.newPage();
+		const held = heldRequest(page);
+		await page.goto(`${server.baseUrl}/faxtest`);
+		await held;
+		const calls: string[] = [];
+		page.on("request", (request) => {
+			if (request.url().includes("/api/faxes?")) calls.push(request.url());
+		});
+		// Headless Chromium has no tab to hide: the page is told so as a browser tells it.
+		const setHidden = (hidden: boolean) =>
+			page.evaluate((value) => {
+				const document = Reflect.get(globalThis, "document");
+				Object.defineProperty(document, "hidden", { value, configurable: true });
+				Object.defineProperty(document, "visibilityState", {
+					value: value ? "hidden" : "visible",
+					configurable: true,
+				});
+				document.dispatchEvent(new (Reflect.get(globalThis, "Event"))("visibilitychange"));
+			}, hidden);
+		await setHidden(true);
+		const slug = await ingest(server, "+1 555 040 0001");
+		await Bun.sleep(3500);
+		expect(calls).toEqual([]);
+		expect(await shownSlugs(page)).not.toContain(slug);
+		expect(await page.locator("#status").innerText()).toBe("Paused while this tab is hidden.");
+		await setHidden(false);
+		await page.locator(`li[data-slug="${slug}"]`).waitFor({ timeout: 1000 });
+		expect(calls.length).toBe(1);
+		await page.context().close();
+	});
+
+	test("on 429 it waits Retry-After; with the server gone it retries with growing pauses", async () => {
+		const limited = await serverOnFreePort({ RATE_LIMIT_PER_MINUTE: "1" });
+		try {
+			const page = await browser.newPage();
+			const held = heldRequest(page);
+			await page.goto(`${limited.baseUrl}/faxtest`);
+			await held;
+			await ingest(limited, "+1 555 050 0001");
+			await untilStatus(page, /^Paused:/, 6000);
+			expect(await page.locator("#status").innerText()).toMatch(
+				/^Paused: this network asked the API too often: trying again in \d+ s\. The list below is as it was\.$/,
+			);
+			await limited.stop();
+			// Shown again (the tab was never hidden): it asks at once instead of after Retry-After.
+			await page.evaluate(() =>
+				Reflect.get(globalThis, "document").dispatchEvent(
+					new (Reflect.get(globalThis, "Event"))("visibilitychange"),
+				),
+			);
+			await untilStatus(page, /^The server cannot/, 6000);
+			expect(await page.locator("#status").innerText()).toMatch(
+				/^The server cannot be reached: trying again in 2 s\. The list below is as it was\.$/,
+			);
+			await untilStatus(page, /in [345] s\./, 4000);
+			await page.context().close();
+		} finally {
+			await limited.stop();
+		}
+	});
+});
+
+describe("GET /faxtest over HTTP", () => {
+	test("the pages' security headers, a policy with no inline script, a form to itself, its script from this origin", async () => {
+		const answer = await server.request("/faxtest");
+		expect(answer.status).toBe(200);
+		expect(answer.headers.get("content-type")).toBe("text/html; charset=utf-8");
+		expect(answer.headers.get("x-frame-options")).toBe("DENY");
+		expect(answer.headers.get("referrer-policy")).toBe("no-referrer");
+		expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+		expect(answer.headers.get("x-ratelimit-limit")).toBeNull();
+		const policy = answer.headers.get("content-security-policy") ?? "";
+		expect(policy).toMatch(
+			new RegExp(
+				`^default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src ${server.baseUrl}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$`,
+			),
+		);
+		const html = await answer.text();
+		expect(html.match(/<script[^>]*>/g)).toEqual(['<script src="/faxtest/live.js" defer>']);
+		// The list's ETag is the API's for the same list: the script's first request already waits.
+		const api = await server.request("/api/faxes?limit=100");
+		expect(html).toContain(`data-etag="${(api.headers.get("etag") ?? "").replaceAll('"', "&quot;")}"`);
+		const script = await server.request("/faxtest/live.js");
+		expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+		expect(await script.text()).toContain("WAIT_SECONDS = 30");
+	});
+
+	test("a from longer than the API takes shows all tests and says why; what was entered is never written back, only a listed fax's masked sender", async () => {
+		const html = await (await server.request(`/faxtest?from=${"9".repeat(256)}`)).text();
+		expect(html).toContain('<p role="alert">A sender has at most 255 characters: showing all tests.</p>');
+		expect(html).not.toContain("9".repeat(256));
+		await ingest(server, "+1 555 060 0001");
+		const masked = await (await server.request("/faxtest?from=%2B1%20555%20060%200001")).text();
+		expect(masked).toContain("Showing only the tests of <strong>+155*****001</strong>");
+		expect(masked).not.toContain("5550600001");
+		// Words in a link are never put on the page: only a listed fax's masked sender is.
+		const spoof = await (await server.request("/faxtest?from=Your%20test%20failed%2C%20call%20us")).text();
+		expect(spoof).toContain("Showing only the tests of the sender you entered.");
+		expect(spoof).not.toContain("call us");
+	});
+});
