@@ -2,6 +2,7 @@
 export { COMMIT_SOURCES, type CommitSource } from "./commit-counter.ts";
 export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
+	type FaxFileBytes,
 	FaxStore,
 	type FaxWriter,
 	LIST_SQL,

@@ -61,8 +61,26 @@ CREATE TABLE IF NOT EXISTS receipts (
 ) WITHOUT ROWID;
 `;
 
+// Version 5: the bytes of each fax's PDF and thumbnail, beside its row and
+// written in the same transaction, so a replica of this one file (Litestream)
+// or a copy of it (`fax backup`) never holds a row without its files. The
+// files on disk are still what the API serves; a restore writes them back
+// from here (lib/backup). A deleted row takes its bytes with it. A rowid
+// table: SQLite advises against WITHOUT ROWID for rows this large.
+const FAX_FILES = `
+CREATE TABLE IF NOT EXISTS fax_files (
+	slug TEXT PRIMARY KEY,
+	pdf BLOB NOT NULL,
+	thumbnail BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS fax_files_follow_row AFTER DELETE ON faxes
+BEGIN
+	DELETE FROM fax_files WHERE slug = old.slug;
+END;
+`;
+
 /** The version this code writes into `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 // A write transaction holds the lock other writers (a receiving `fax ingest`)
 // wait for; batches keep each one short on a large database.
@@ -150,5 +168,10 @@ export function migrate(db: Database): void {
 		if (versionOf(db) !== 3) return;
 		db.exec(RECEIPTS);
 		db.exec("PRAGMA user_version = 4");
+	}).immediate();
+	db.transaction(() => {
+		if (versionOf(db) !== 4) return;
+		db.exec(FAX_FILES);
+		db.exec("PRAGMA user_version = 5");
 	}).immediate();
 }

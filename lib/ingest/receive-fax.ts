@@ -1,4 +1,4 @@
-import type { FaxStore } from "../db/index.ts";
+import type { FaxFileBytes, FaxStore } from "../db/index.ts";
 import {
 	detectFormat,
 	type FaxEmail,
@@ -98,21 +98,28 @@ function receivedTime(file: ReceivedFile, email: FaxEmail | null, now: number): 
 }
 
 /**
- * Inserts the fax, under its receipt key when it has one; returns the slug
- * listed, another one's when the key was handed over meanwhile.
+ * Inserts the fax with its files' bytes, under its receipt key when it has
+ * one; returns the slug listed, another one's when the key was handed over
+ * meanwhile.
  */
-async function insertOnce(store: FaxStore, fax: FaxRow, receiptKey: string | undefined): Promise<string> {
+async function insertOnce(
+	store: FaxStore,
+	fax: FaxRow,
+	receiptKey: string | undefined,
+	files?: FaxFileBytes,
+): Promise<string> {
 	if (receiptKey === undefined) {
-		await store.insert(fax);
+		await store.insert(fax, files);
 		return fax.slug;
 	}
-	return store.insertReceived(fax, receiptKey);
+	return store.insertReceived(fax, receiptKey, files);
 }
 
 /**
  * Turns a received file into a listed fax. The files are written (under
  * temporary names, then renamed) before the row is inserted, so the API never
- * lists a fax whose PDF is not there yet; a file that cannot be processed is
+ * lists a fax whose PDF is not there yet; their bytes go into the row's
+ * transaction too, so a replica of the database has them with the row; a file that cannot be processed is
  * still recorded, with its four file fields null. A receipt key handed over
  * before lists nothing new.
  */
@@ -142,11 +149,12 @@ export async function receiveFax(
 		const listed = await insertOnce(store, fax, receiptKey);
 		return listed === slug ? { fax, reason: result.reason } : { repeatOf: listed };
 	}
-	await writeFaxFiles(storageDir, slug, { pdf: result.pdf, thumbnail: result.thumbnail });
+	const files = { pdf: result.pdf, thumbnail: result.thumbnail };
+	await writeFaxFiles(storageDir, slug, files);
 	const fax = { ...base, page_count: result.pageCount, file_size: result.pdf.byteLength };
 	let listed: string;
 	try {
-		listed = await insertOnce(store, fax, receiptKey);
+		listed = await insertOnce(store, fax, receiptKey, files);
 	} catch (error) {
 		await deleteFaxFiles(storageDir, slug);
 		throw error;

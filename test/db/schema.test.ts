@@ -56,7 +56,7 @@ test("a file of the first schema is rebuilt with its rows, ids and tombstones ke
 
 	const db = openDatabase(path);
 	const store = new FaxStore(db);
-	expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 4 });
+	expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 5 });
 	expect(db.query("SELECT * FROM faxes ORDER BY id").all()).toEqual([
 		{
 			id: 3,
