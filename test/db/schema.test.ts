@@ -124,5 +124,5 @@ test("a file of a newer schema is refused, not changed", () => {
 	const newer = new Database(path, { create: true });
 	newer.exec("PRAGMA user_version = 99");
 	newer.close();
-	expect(() => openDatabase(path)).toThrow("the database has schema version 99; this program knows up to 4");
+	expect(() => openDatabase(path)).toThrow("the database has schema version 99; this program knows up to 5");
 });
