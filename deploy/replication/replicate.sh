@@ -7,5 +7,6 @@
 set -eu
 # shellcheck source=deploy/replication/settings.sh
 . "$(dirname -- "$(readlink -f -- "$0")")/settings.sh"
+: "${LITESTREAM_REPLICA_URL:?replication: LITESTREAM_REPLICA_URL is not set in $settings}"
 # exec: the stop signal reaches Litestream itself.
 exec "$litestream" replicate -config "$config"

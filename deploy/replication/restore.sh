@@ -23,6 +23,7 @@ mkdir -p -- "$(dirname -- "$DATABASE_PATH")"
 if [ $# -eq 1 ]; then
 	cp -- "$1/faxes.sqlite" "$restoring"
 else
+	: "${LITESTREAM_REPLICA_URL:?replication: LITESTREAM_REPLICA_URL is not set in $settings}"
 	"$litestream" restore -config "$config" -o "$restoring" "$DATABASE_PATH"
 fi
 rm -f -- "$restoring.tmp-wal" "$restoring.tmp-shm"
