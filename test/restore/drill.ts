@@ -4,8 +4,10 @@
 // loopback, SFTP as another user); everything of the first host is killed
 // with SIGKILL mid-ingest and its data folder deleted; deploy/replication/restore.sh
 // brings a fresh folder back, and a new server serves what was committed.
+// Every process of the hosts runs as a service user of its own (made for
+// the run, deleted after), as `testfax` runs them in production.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { childEnv } from "../../testkit/child-env.ts";
 import { runCommand } from "../../testkit/processes.ts";
@@ -24,6 +26,23 @@ const UA = { "User-Agent": "restore-drill/1.0" };
 
 const root = makeTempDir();
 let sftp: SftpHost;
+const SERVICE_USER = `tfsvc${process.pid}`;
+/** setpriv execs the command itself, so a SIGKILL of the child's PID reaches the process of the host. */
+const AS_SERVICE_USER = ["setpriv", "--reuid", SERVICE_USER, "--regid", SERVICE_USER, "--clear-groups", "--"];
+const userEnv = { HOME: join(root, "home") };
+
+function run(command: string[]): string {
+	const result = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
+	if (result.exitCode !== 0) throw new Error(`${command.join(" ")}: ${result.stderr.toString()}`);
+	return result.stdout.toString();
+}
+
+function ownedFolder(path: string): void {
+	mkdirSync(path);
+	const id = Number(run(["id", "-u", SERVICE_USER]));
+	chownSync(path, id, Number(run(["id", "-g", SERVICE_USER])));
+	chmodSync(path, 0o700);
+}
 
 interface Host {
 	env: { STORAGE_DIR: string } & Record<string, string>;
@@ -35,7 +54,7 @@ function host(name: string): Host {
 		DATABASE_PATH: join(root, name, "faxes.sqlite"),
 		STORAGE_DIR: join(root, name, "storage"),
 		LITESTREAM_REPLICA_URL: sftp.url,
-		LITESTREAM_SFTP_KEY: sftp.keyPath,
+		LITESTREAM_SFTP_KEY: join(root, "home", "replica_key"),
 		SEED_DEMO: "0",
 		PURGE_INTERVAL: "0",
 		RATE_LIMIT_PER_MINUTE: "1000000",
@@ -47,11 +66,11 @@ function host(name: string): Host {
 			.map(([key, value]) => `${key}=${value}\n`)
 			.join(""),
 	);
-	return { env, settings };
+	return { env: { ...env, ...userEnv }, settings };
 }
 
 function fax(h: Host, args: string[]) {
-	return runCommand([process.execPath, "bin/fax.ts", ...args], { cwd: ROOT, env: h.env });
+	return runCommand([...AS_SERVICE_USER, process.execPath, "bin/fax.ts", ...args], { cwd: ROOT, env: h.env });
 }
 
 interface Committed {
@@ -83,19 +102,26 @@ async function bytesAt(url: string): Promise<Buffer> {
 
 beforeAll(async () => {
 	sftp = await startSftpHost();
+	run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SERVICE_USER]);
+	chmodSync(root, 0o711);
+	ownedFolder(join(root, "home"));
+	// The replica host's key, the service user's own (Litestream's key-path).
+	copyFileSync(sftp.keyPath, userEnv.HOME + "/replica_key");
+	chownSync(userEnv.HOME + "/replica_key", Number(run(["id", "-u", SERVICE_USER])), 0);
 });
 
 afterAll(async () => {
 	await sftp?.stop();
+	Bun.spawnSync(["userdel", SERVICE_USER]);
 	rmSync(root, { recursive: true, force: true });
 });
 
 test("a host lost mid-ingest comes back from its replica with every fax committed before the window", async () => {
 	const first = host("host1");
-	mkdirSync(join(root, "host1"));
-	const server = await startServerProcess(first.env);
-	const replication = Bun.spawn([join(ROOT, "deploy/replication/replicate.sh")], {
-		env: childEnv({ TESTFAX_SETTINGS: first.settings }),
+	ownedFolder(join(root, "host1"));
+	const server = await startServerProcess(first.env, { wrapper: AS_SERVICE_USER });
+	const replication = Bun.spawn([...AS_SERVICE_USER, join(ROOT, "deploy/replication/replicate.sh")], {
+		env: childEnv({ TESTFAX_SETTINGS: first.settings, ...userEnv }),
 		stdout: "ignore",
 		stderr: "pipe",
 	});
@@ -126,12 +152,13 @@ test("a host lost mid-ingest comes back from its replica with every fax committe
 	expect(readdirSync(sftp.replicaDir)).toEqual(["generations"]);
 
 	const second = host("host2");
-	const restore = await runCommand([join(ROOT, "deploy/replication/restore.sh")], {
+	ownedFolder(join(root, "host2"));
+	const restore = await runCommand([...AS_SERVICE_USER, join(ROOT, "deploy/replication/restore.sh")], {
 		cwd: root,
-		env: { TESTFAX_SETTINGS: second.settings },
+		env: { TESTFAX_SETTINGS: second.settings, ...userEnv },
 	});
 	expect({ code: restore.code, out: restore.stdout + restore.stderr }).toMatchObject({ code: 0 });
-	const restored = await startServerProcess(second.env);
+	const restored = await startServerProcess(second.env, { wrapper: AS_SERVICE_USER });
 	try {
 		const since = new Date(started - 60_000).toISOString().replace(/\.\d+Z$/, "Z");
 		const listUrl = `${restored.url}/api/faxes?since=${since}&limit=100`;
