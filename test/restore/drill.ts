@@ -30,6 +30,8 @@ const SERVICE_USER = `tfsvc${process.pid}`;
 /** setpriv execs the command itself, so a SIGKILL of the child's PID reaches the process of the host. */
 const AS_SERVICE_USER = ["setpriv", "--reuid", SERVICE_USER, "--regid", SERVICE_USER, "--clear-groups", "--"];
 const userEnv = { HOME: join(root, "home") };
+/** The replica host's key, the service user's own (Litestream's key-path). */
+const replicaKey = join(userEnv.HOME, "replica_key");
 
 function run(command: string[]): string {
 	const result = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
@@ -54,7 +56,7 @@ function host(name: string): Host {
 		DATABASE_PATH: join(root, name, "faxes.sqlite"),
 		STORAGE_DIR: join(root, name, "storage"),
 		LITESTREAM_REPLICA_URL: sftp.url,
-		LITESTREAM_SFTP_KEY: join(root, "home", "replica_key"),
+		LITESTREAM_SFTP_KEY: replicaKey,
 		SEED_DEMO: "0",
 		PURGE_INTERVAL: "0",
 		RATE_LIMIT_PER_MINUTE: "1000000",
@@ -105,9 +107,8 @@ beforeAll(async () => {
 	run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SERVICE_USER]);
 	chmodSync(root, 0o711);
 	ownedFolder(join(root, "home"));
-	// The replica host's key, the service user's own (Litestream's key-path).
-	copyFileSync(sftp.keyPath, userEnv.HOME + "/replica_key");
-	chownSync(userEnv.HOME + "/replica_key", Number(run(["id", "-u", SERVICE_USER])), 0);
+	copyFileSync(sftp.keyPath, replicaKey);
+	chownSync(replicaKey, Number(run(["id", "-u", SERVICE_USER])), 0);
 });
 
 afterAll(async () => {
@@ -116,14 +117,15 @@ afterAll(async () => {
 	rmSync(root, { recursive: true, force: true });
 });
 
-test("a host lost mid-ingest comes back from its replica with every fax committed before the window", async () => {
+/** The first host serves, ingests and replicates, then is lost mid-ingest: every process SIGKILLed, its folder deleted. */
+async function loseHostMidIngest() {
 	const first = host("host1");
 	ownedFolder(join(root, "host1"));
 	const server = await startServerProcess(first.env, { wrapper: AS_SERVICE_USER });
 	const replication = Bun.spawn([...AS_SERVICE_USER, join(ROOT, "deploy/replication/replicate.sh")], {
 		env: childEnv({ TESTFAX_SETTINGS: first.settings, ...userEnv }),
 		stdout: "ignore",
-		stderr: "pipe",
+		stderr: "ignore",
 	});
 	const committed: Committed[] = [];
 	const started = Date.now();
@@ -133,24 +135,23 @@ test("a host lost mid-ingest comes back from its replica with every fax committe
 	// Past the window after the removal, so the removal must be restored too.
 	for (let i = 3; Date.now() - started < INGEST_MS; i++) committed.push(await ingestOne(first, i));
 
-	// The loss: one more ingest under way, and every process of the host killed outright.
-	const inFlight = Bun.spawn(
-		[process.execPath, "bin/fax.ts", "ingest", INPUTS[0] ?? "", "--source", "phone"],
-		{
-			cwd: ROOT,
-			env: childEnv(first.env),
-			stdout: "pipe",
-			stderr: "pipe",
-		},
-	);
+	const ingest = [process.execPath, "bin/fax.ts", "ingest", INPUTS[0] ?? "", "--source", "phone"];
+	const inFlight = Bun.spawn([...AS_SERVICE_USER, ...ingest], {
+		cwd: ROOT,
+		env: childEnv(first.env),
+		stdout: "ignore",
+		stderr: "ignore",
+	});
 	await Bun.sleep(150);
 	const lostAt = Date.now();
 	for (const child of [inFlight, server.child, replication]) child.kill("SIGKILL");
 	await Promise.all([inFlight.exited, server.child.exited, replication.exited]);
 	rmSync(join(root, "host1"), { recursive: true, force: true });
-	// The replica is on the other host, as that host's user wrote it.
-	expect(readdirSync(sftp.replicaDir)).toEqual(["generations"]);
+	return { committed, removed, started, lostAt };
+}
 
+/** deploy/replication/restore.sh on a fresh folder, then a new server on it. */
+async function restoreHost() {
 	const second = host("host2");
 	ownedFolder(join(root, "host2"));
 	const restore = await runCommand([...AS_SERVICE_USER, join(ROOT, "deploy/replication/restore.sh")], {
@@ -158,29 +159,63 @@ test("a host lost mid-ingest comes back from its replica with every fax committe
 		env: { TESTFAX_SETTINGS: second.settings, ...userEnv },
 	});
 	expect({ code: restore.code, out: restore.stdout + restore.stderr }).toMatchObject({ code: 0 });
-	const restored = await startServerProcess(second.env, { wrapper: AS_SERVICE_USER });
+	const server = await startServerProcess(second.env, { wrapper: AS_SERVICE_USER });
+	return { second, server };
+}
+
+const utcSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+
+/** Every fax committed WINDOW_MS before the loss is listed, in order, each with its very files. */
+async function expectRestored(url: string, lost: Awaited<ReturnType<typeof loseHostMidIngest>>) {
+	const { committed, removed, started, lostAt } = lost;
+	const listUrl = `${url}/api/faxes?since=${utcSeconds(started - 60_000)}&limit=100`;
+	const listed = ((await (await fetch(listUrl, { headers: UA })).json()) as { slug: string }[]).map(
+		(entry) => entry.slug,
+	);
+	const mustBeThere = committed.filter((c) => c.slug !== removed && c.at <= lostAt - WINDOW_MS);
+	expect(mustBeThere.length).toBeGreaterThan(3);
+	for (const c of mustBeThere) expect(listed).toContain(c.slug);
+	// Whatever is listed is whole: the files the first host had, byte for byte.
+	const bySlug = new Map(committed.map((c) => [c.slug, c]));
+	for (const slug of listed) {
+		const original = bySlug.get(slug);
+		if (original === undefined) continue;
+		expect(await bytesAt(`${url}/cdn/faxes/${slug}.pdf`)).toEqual(Buffer.from(original.pdf));
+		expect(await bytesAt(`${url}/cdn/faxes/${slug}-thumb.jpg`)).toEqual(Buffer.from(original.thumbnail));
+	}
+	// Listed faxes are the committed ones in order, the in-flight one at most after them.
+	const inOrder = committed.map((c) => c.slug).filter((slug) => listed.includes(slug));
+	expect(listed.filter((slug) => bySlug.has(slug)).reverse()).toEqual(inOrder);
+	expect((await fetch(`${url}/api/faxes/${removed}`, { headers: UA })).status).toBe(410);
+	const newest = committed.findLast((c) => listed.includes(c.slug))?.at ?? 0;
+	console.log(
+		`drill: ${committed.length} committed, ${listed.length} restored; the newest committed ${lostAt - newest} ms before the loss`,
+	);
+}
+
+/** A client holding a request on the new server hears of the next fax. */
+async function expectHeldClientHears(url: string, second: Host) {
+	// Every restored fax was received seconds ago; the next one comes after the held request.
+	const held = fetch(`${url}/api/faxes?since=${utcSeconds(Date.now())}&limit=100&wait=30`, { headers: UA });
+	let answered = false;
+	held.then(() => {
+		answered = true;
+	});
+	await Bun.sleep(1500);
+	expect(answered).toBe(false);
+	const next = await fax(second, ["ingest", INPUTS[0] ?? "", "--source", "phone"]);
+	expect(next.code).toBe(0);
+	const heard = (await (await held).json()) as { slug: string }[];
+	expect(heard.map((entry) => entry.slug)).toEqual([next.stdout.trim()]);
+}
+
+test("a host lost mid-ingest comes back from its replica with every fax committed before the window", async () => {
+	const lost = await loseHostMidIngest();
+	// The replica is on the other host, as that host's user wrote it.
+	expect(readdirSync(sftp.replicaDir)).toEqual(["generations"]);
+	const { second, server } = await restoreHost();
 	try {
-		const since = new Date(started - 60_000).toISOString().replace(/\.\d+Z$/, "Z");
-		const listUrl = `${restored.url}/api/faxes?since=${since}&limit=100`;
-		const listed = ((await (await fetch(listUrl, { headers: UA })).json()) as { slug: string }[]).map(
-			(entry) => entry.slug,
-		);
-		const mustBeThere = committed.filter((c) => c.slug !== removed && c.at <= lostAt - WINDOW_MS);
-		expect(mustBeThere.length).toBeGreaterThan(3);
-		for (const c of mustBeThere) expect(listed).toContain(c.slug);
-		// Whatever is listed is whole: the files the first host had, byte for byte.
-		const bySlug = new Map(committed.map((c) => [c.slug, c]));
-		for (const slug of listed) {
-			const original = bySlug.get(slug);
-			if (original === undefined) continue;
-			const cdn = `${restored.url}/cdn/faxes/${slug}`;
-			expect(await bytesAt(`${cdn}.pdf`)).toEqual(Buffer.from(original.pdf));
-			expect(await bytesAt(`${cdn}-thumb.jpg`)).toEqual(Buffer.from(original.thumbnail));
-		}
-		// Listed faxes are the committed ones in order, the in-flight one at most after them.
-		const inOrder = committed.map((c) => c.slug).filter((slug) => listed.includes(slug));
-		expect(listed.filter((slug) => bySlug.has(slug)).reverse()).toEqual(inOrder);
-		expect((await fetch(`${restored.url}/api/faxes/${removed}`, { headers: UA })).status).toBe(410);
+		await expectRestored(server.url, lost);
 		// A receiver handing a restored fax over again lists nothing new.
 		const again = await fax(second, [
 			"ingest",
@@ -190,30 +225,10 @@ test("a host lost mid-ingest comes back from its replica with every fax committe
 			"--receipt-key",
 			"drill:1",
 		]);
-		expect(again.code).toBe(0);
-		expect(again.stdout.trim()).toBe(committed[1]?.slug ?? "");
-
-		// A client holding a request on the new server hears of the next fax.
-		// Every restored fax was received seconds ago; the next one comes after the held request.
-		const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-		const held = fetch(`${restored.url}/api/faxes?since=${now}&limit=100&wait=30`, { headers: UA });
-		let answered = false;
-		held.then(() => {
-			answered = true;
-		});
-		await Bun.sleep(1500);
-		expect(answered).toBe(false);
-		const next = await fax(second, ["ingest", INPUTS[0] ?? "", "--source", "phone"]);
-		expect(next.code).toBe(0);
-		const heard = (await (await held).json()) as { slug: string }[];
-		expect(heard.map((entry) => entry.slug)).toEqual([next.stdout.trim()]);
-		console.log(
-			`drill: ${committed.length} committed, ${listed.length} restored; last restored committed ${
-				lostAt - (committed.findLast((c) => listed.includes(c.slug))?.at ?? 0)
-			} ms before the loss`,
-		);
+		expect(again).toMatchObject({ code: 0, stdout: `${lost.committed[1]?.slug}\n` });
+		await expectHeldClientHears(server.url, second);
 	} finally {
-		restored.child.kill("SIGTERM");
-		await restored.child.exited;
+		server.child.kill("SIGTERM");
+		await server.child.exited;
 	}
 }, 120_000);
