@@ -189,6 +189,27 @@ async function ingestCommandMs(host: ReturnType<typeof env>): Promise<number> {
 	return performance.now() - started;
 }
 
+/** deploy/replication/restore.sh on a fresh folder, then a server until /readyz is 200; the slugs it lists. */
+async function restoreAndServe() {
+	const second = env("host2");
+	const started = performance.now();
+	const restore = await runCommand([join(ROOT, "deploy/replication/restore.sh")], {
+		cwd: root,
+		env: { TESTFAX_SETTINGS: settingsFile("host2") },
+	});
+	const restoreMs = performance.now() - started;
+	if (restore.code !== 0) throw new Error(restore.stdout + restore.stderr);
+	const restored = await startServerProcess(second);
+	await until("ready", async () => (await fetch(`${restored.adminUrl}/readyz`)).status === 200, 60_000);
+	const rtoMs = performance.now() - started;
+	const listed = new Set(
+		new FaxStore(openDatabase(second.DATABASE_PATH)).newestFaxes(0, 100_000).map((f) => f.slug),
+	);
+	restored.child.kill("SIGTERM");
+	await restored.child.exited;
+	return { restoreMs, rtoMs, listed };
+}
+
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 try {
 	const first = env("host1");
@@ -220,22 +241,7 @@ try {
 	rmSync(join(root, "host1"), { recursive: true, force: true });
 	rmSync(join(root, "yardstick"), { recursive: true, force: true });
 
-	const second = env("host2");
-	started = performance.now();
-	const restore = await runCommand([join(ROOT, "deploy/replication/restore.sh")], {
-		cwd: root,
-		env: { TESTFAX_SETTINGS: settingsFile("host2") },
-	});
-	const restoreMs = performance.now() - started;
-	if (restore.code !== 0) throw new Error(restore.stdout + restore.stderr);
-	const restored = await startServerProcess(second);
-	await until("ready", async () => (await fetch(`${restored.adminUrl}/readyz`)).status === 200, 60_000);
-	const rtoMs = performance.now() - started;
-	const listed = new Set(
-		new FaxStore(openDatabase(second.DATABASE_PATH)).newestFaxes(0, 100_000).map((f) => f.slug),
-	);
-	restored.child.kill("SIGTERM");
-	await restored.child.exited;
+	const { restoreMs, rtoMs, listed } = await restoreAndServe();
 
 	const lost = committed.filter((c) => !listed.has(c.slug));
 	const rpoMs = lost.length === 0 ? 0 : lostAt - (lost[0]?.at ?? lostAt);
