@@ -1,12 +1,32 @@
+import { readdir } from "node:fs/promises";
+import { basename, join } from "node:path";
 import type { FaxStore } from "../db/index.ts";
 import { faxFilePaths } from "./fax-files.ts";
 
 // Faxes read from disk per query: a large import may have named a million files.
 const ARCHIVE_BATCH = 200;
 
-async function readIfThere(path: string): Promise<Uint8Array | null> {
-	const file = Bun.file(path);
-	return (await file.exists()) ? file.bytes() : null;
+/**
+ * The names in the storage folder, read once: an import of a million records
+ * whose files were never copied would otherwise cost a million failed opens
+ * at every purge.
+ */
+async function namesOnDisk(storageDir: string): Promise<Set<string>> {
+	const names = await readdir(join(storageDir, "faxes")).catch((error: { code?: unknown }) => {
+		if (error.code === "ENOENT") return [];
+		throw error;
+	});
+	return new Set(names);
+}
+
+/** Both files' bytes; null when one went meanwhile (`fax remove` beside the purge). */
+async function readBoth(paths: { pdf: string; thumbnail: string }) {
+	try {
+		return { pdf: await Bun.file(paths.pdf).bytes(), thumbnail: await Bun.file(paths.thumbnail).bytes() };
+	} catch (error) {
+		if ((error as { code?: unknown }).code === "ENOENT") return null;
+		throw error;
+	}
 }
 
 /**
@@ -23,15 +43,21 @@ export async function archiveFaxFiles(
 	let archived = 0;
 	let missing = 0;
 	let after = "";
+	const onDisk = await namesOnDisk(storageDir);
 	for (;;) {
 		const slugs = store.unarchivedSlugs(after, ARCHIVE_BATCH);
 		if (slugs.length === 0) return { archived, missing };
 		for (const slug of slugs) {
 			const paths = faxFilePaths(storageDir, slug);
-			const pdf = await readIfThere(paths.pdf);
-			const thumbnail = await readIfThere(paths.thumbnail);
-			if (pdf === null || thumbnail === null) missing++;
-			else if (await store.archiveFiles(slug, { pdf, thumbnail })) archived++;
+			if (!onDisk.has(basename(paths.pdf)) || !onDisk.has(basename(paths.thumbnail))) {
+				missing++;
+				continue;
+			}
+			const files = {
+				pdf: await Bun.file(paths.pdf).bytes(),
+				thumbnail: await Bun.file(paths.thumbnail).bytes(),
+			};
+			if (await store.archiveFiles(slug, files)) archived++;
 		}
 		after = slugs[slugs.length - 1] ?? after;
 	}
