@@ -121,6 +121,11 @@ test("a fax whose receipt is recorded no longer waits; an unreadable queue reads
 	expect(await read(now)).toEqual([{ receiver: "hylafax", waiting: 1, oldestSeconds: 300 }]);
 	const missing = receiverQueues(store, { recvqDir: join(dir, "no-such-queue"), postqueue: null });
 	expect(await missing(now)).toEqual([{ receiver: "hylafax", waiting: null, oldestSeconds: null }]);
+	// A postqueue that is not there, or fails (the mail system down), reads as unreadable too.
+	for (const postqueue of [join(dir, "no-such-postqueue"), "/bin/false"]) {
+		const failing = receiverQueues(store, { recvqDir: null, postqueue });
+		expect(await failing(now)).toEqual([{ receiver: "postfix", waiting: null, oldestSeconds: null }]);
+	}
 });
 
 test("every litestream_ metric the rules read is exposed by a running Litestream", async () => {
