@@ -53,11 +53,9 @@ export async function archiveFaxFiles(
 				missing++;
 				continue;
 			}
-			const files = {
-				pdf: await Bun.file(paths.pdf).bytes(),
-				thumbnail: await Bun.file(paths.thumbnail).bytes(),
-			};
-			if (await store.archiveFiles(slug, files)) archived++;
+			const files = await readBoth(paths);
+			if (files === null) missing++;
+			else if (await store.archiveFiles(slug, files)) archived++;
 		}
 		after = slugs[slugs.length - 1] ?? after;
 	}
