@@ -6,6 +6,8 @@ import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { FaxStore, openDatabase } from "../../lib/db/index.ts";
+import { archiveFaxFiles, purgeExpired, writeFaxFiles } from "../../lib/storage/index.ts";
 import { childEnv } from "../../testkit/child-env.ts";
 import { faxRecord } from "../../testkit/fixtures.ts";
 import { runCommand } from "../../testkit/processes.ts";
@@ -132,4 +134,29 @@ test("fax backup while ingests run, restored on a fresh folder: rows, 410s, rece
 	);
 	expect(slugs("SELECT slug FROM fax_files")).not.toContain(removed ?? "");
 	db.close();
+});
+
+test("the purge copies into the database the files only the disk holds, and only those", async () => {
+	const dir = join(root, "purge");
+	const storageDir = join(dir, "storage");
+	const store = new FaxStore(openDatabase(join(dir, "faxes.sqlite")));
+	const now = Math.floor(Date.now() / 1000);
+	const row = (slug: string) =>
+		({ slug, source: "phone", sender: null, received_at: now - 60, page_count: 1, file_size: 3 }) as const;
+	// Stored before schema 5: files on disk, no bytes in the database; and one whose files never came.
+	await store.write((writer) => {
+		writer.insert(row("fax_OnDisk01"));
+		writer.insert(row("fax_NoFiles01"));
+	});
+	await writeFaxFiles(storageDir, "fax_OnDisk01", { pdf: Buffer.from("pdf"), thumbnail: Buffer.from("jpg") });
+	await purgeExpired(store, storageDir, now);
+	expect(store.unarchivedSlugs("", 10)).toEqual(["fax_NoFiles01"]);
+	expect([...store.archivedFiles()]).toEqual([
+		{
+			slug: "fax_OnDisk01",
+			pdf: new Uint8Array(Buffer.from("pdf")),
+			thumbnail: new Uint8Array(Buffer.from("jpg")),
+		},
+	]);
+	expect(await archiveFaxFiles(store, storageDir)).toEqual({ archived: 0, missing: 1 });
 });
