@@ -57,6 +57,10 @@ export interface Config {
 	waitMaxHeld: number;
 	/** WAIT_MAX_HELD_PER_CLIENT: the same for one client key on one instance. */
 	waitMaxHeldPerClient: number;
+	/** RECEIVER_RECVQ: HylaFAX's receive queue, watched for /metrics; null when not set. */
+	receiverRecvq: string | null;
+	/** RECEIVER_POSTQUEUE: Postfix's postqueue command, asked for /metrics; null when not set. */
+	receiverPostqueue: string | null;
 }
 
 export interface RedisNode {
@@ -271,5 +275,7 @@ export function loadConfig(env: Env): Config {
 		freshnessCheck: freshnessCheck(env),
 		waitMaxHeld: integer(env, "WAIT_MAX_HELD", 10_000, 0, 1_000_000),
 		waitMaxHeldPerClient: integer(env, "WAIT_MAX_HELD_PER_CLIENT", 10, 0, 1_000_000),
+		receiverRecvq: value(env, "RECEIVER_RECVQ") ?? null,
+		receiverPostqueue: value(env, "RECEIVER_POSTQUEUE") ?? null,
 	};
 }

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { ROUTE_FILES } from "../routes/manifest.ts";
 import type { Config } from "./config.ts";
 import { FaxStats, FaxStore, openDatabase } from "./db/index.ts";
@@ -7,6 +8,7 @@ import { createAdminApp, createApp, type RequestObserver, type RouteServices } f
 import type { Logger } from "./log/index.ts";
 import { type ClientKeyResolver, createClientKeyResolver } from "./net/index.ts";
 import { apiDescriptionText } from "./openapi/index.ts";
+import { receiverQueues } from "./queues/index.ts";
 import { createRateLimiter, type RateLimit } from "./rate-limit/index.ts";
 import { RecentFaxes } from "./recent/index.ts";
 import { Representation } from "./representation/index.ts";
@@ -148,6 +150,12 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 			droppedLogLines: () => options.logOutput?.droppedLines ?? 0,
 			freshnessCheck: store.commitSource,
 			heldRequests: () => heldLists.size,
+			heldRequestsLimit: config.waitMaxHeld,
+			volumes: { database: dirname(config.databasePath), storage: config.storageDir },
+			receiverQueues: receiverQueues(store, {
+				recvqDir: config.receiverRecvq,
+				postqueue: config.receiverPostqueue,
+			}),
 		});
 		let draining = false;
 		return {

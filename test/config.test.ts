@@ -30,6 +30,8 @@ const DEFAULTS: Config = {
 	freshnessCheck: "wal-index",
 	waitMaxHeld: 10_000,
 	waitMaxHeldPerClient: 10,
+	receiverRecvq: null,
+	receiverPostqueue: null,
 };
 
 function configError(env: Env): ConfigError {
@@ -115,6 +117,8 @@ describe("values", () => {
 				FRESHNESS_CHECK: "data_version",
 				WAIT_MAX_HELD: "500",
 				WAIT_MAX_HELD_PER_CLIENT: "0",
+				RECEIVER_RECVQ: "/var/spool/hylafax/recvq",
+				RECEIVER_POSTQUEUE: "/usr/sbin/postqueue",
 			}),
 		).toEqual({
 			port: 8443,
@@ -143,6 +147,8 @@ describe("values", () => {
 			freshnessCheck: "data_version",
 			waitMaxHeld: 500,
 			waitMaxHeldPerClient: 0,
+			receiverRecvq: "/var/spool/hylafax/recvq",
+			receiverPostqueue: "/usr/sbin/postqueue",
 		});
 	});
 

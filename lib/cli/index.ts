@@ -12,6 +12,8 @@ const LOADERS: Record<string, () => Promise<Command>> = {
 	"receive-hylafax": async () => (await import("./commands/receive-hylafax.ts")).receiveHylafaxCommand,
 	remove: async () => (await import("./commands/remove.ts")).removeCommand,
 	purge: async () => (await import("./commands/purge.ts")).purgeCommand,
+	backup: async () => (await import("./commands/backup.ts")).backupCommand,
+	"restore-files": async () => (await import("./commands/restore-files.ts")).restoreFilesCommand,
 	wait: async () => (await import("./commands/wait.ts")).waitCommand,
 };
 

@@ -56,9 +56,23 @@ export const LIST_SQL = {
 	key: `SELECT ${COLUMNS} FROM faxes WHERE sender_key = $key AND received_at > $after AND ${VISIBLE} ${NEWEST_FIRST}`,
 } as const;
 
+/** The bytes of a fax's PDF and thumbnail, kept beside its row (schema version 5). */
+export interface FaxFileBytes {
+	pdf: Uint8Array;
+	thumbnail: Uint8Array;
+}
+
+/** What is written with a fax's row, in its transaction (schema versions 5 and 6). */
+export interface KeptWithFax {
+	files?: FaxFileBytes;
+	/** The transmission report, as JSON (lib/report). */
+	report?: string;
+}
+
 /** The writes of one transaction (FaxStore.write). */
 export interface FaxWriter {
-	insert(fax: FaxRow): void;
+	/** Inserts a row, with the bytes of its files when it has them. */
+	insert(fax: FaxRow, files?: FaxFileBytes): void;
 	/** Keeps a fax's transmission report (JSON) with its row; removed with the row. */
 	report(slug: string, report: string): void;
 	/** Records a slug as removed without a live row (an imported removed fax). */
@@ -69,6 +83,11 @@ export interface FaxWriter {
 const PURGE_STEP = 100;
 
 /** All reads and writes of faxes go through here, as prepared statements. */
+function keep(writer: FaxWriter, fax: FaxRow, kept: KeptWithFax): void {
+	writer.insert(fax, kept.files);
+	if (kept.report !== undefined) writer.report(fax.slug, kept.report);
+}
+
 export class FaxStore {
 	readonly #db: Database;
 	readonly #list: { [K in keyof typeof LIST_SQL]: Statement<FaxRow> };
@@ -92,6 +111,7 @@ export class FaxStore {
 	readonly #receiptSlug: Statement<{ slug: string }>;
 	readonly #addReceipt: Statement;
 	readonly #reportBySlug: Statement<{ report: string }>;
+	readonly #addFiles: Statement;
 	readonly #lock: WriteLock;
 	readonly #writer: FaxWriter;
 	readonly #imports: ImportStatements;
@@ -145,13 +165,20 @@ export class FaxStore {
 		this.#receiptSlug = db.prepare("SELECT slug FROM receipts WHERE key = $key");
 		this.#addReceipt = db.prepare("INSERT INTO receipts (key, slug) VALUES ($key, $slug)");
 		this.#reportBySlug = db.prepare("SELECT report FROM fax_reports WHERE slug = $slug");
+		this.#addFiles = db.prepare(
+			"INSERT OR REPLACE INTO fax_files (slug, pdf, thumbnail) VALUES ($slug, $pdf, $thumbnail)",
+		);
 		this.#lock = new WriteLock(db);
 		this.#imports = new ImportStatements(db);
 		const insert = this.#insert;
 		const tombstone = this.#tombstone;
 		const addReport = db.prepare("INSERT INTO fax_reports (slug, report) VALUES ($slug, $report)");
+		const addFiles = this.#addFiles;
 		this.#writer = {
-			insert: (fax) => insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) }),
+			insert: (fax, files) => {
+				insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
+				if (files) addFiles.run({ slug: fax.slug, pdf: files.pdf, thumbnail: files.thumbnail });
+			},
 			report: (slug, report) => addReport.run({ slug, report }),
 			tombstone: (slug, removedAt) => tombstone.run({ slug, removed_at: removedAt }),
 		};
@@ -247,12 +274,12 @@ export class FaxStore {
 		return this.#slugUsed.get({ slug }) !== null;
 	}
 
-	/** Inserts one fax, with its transmission report if any, waiting for the write lock if another process writes. */
-	async insert(fax: FaxRow, report?: string): Promise<void> {
-		await this.write((writer) => {
-			writer.insert(fax);
-			if (report !== undefined) writer.report(fax.slug, report);
-		});
+	/**
+	 * Inserts one fax, with its files' bytes and its transmission report when
+	 * it has them, waiting for the write lock if another process writes.
+	 */
+	async insert(fax: FaxRow, kept: KeptWithFax = {}): Promise<void> {
+		await this.write((writer) => keep(writer, fax, kept));
 	}
 
 	/** The transmission report (JSON) kept with a fax; null when it has none (an import, an older row). */
@@ -270,13 +297,12 @@ export class FaxStore {
 	 * returns the slug that is listed for the key, this fax's or the earlier
 	 * one's. Both hand-overs of a race check inside the write lock, so one wins.
 	 */
-	insertReceived(fax: FaxRow, key: string, report?: string): Promise<string> {
+	insertReceived(fax: FaxRow, key: string, kept: KeptWithFax = {}): Promise<string> {
 		return this.#lock.run(() => {
 			const earlier = this.#receiptSlug.get({ key });
 			if (earlier !== null) return earlier.slug;
 			this.#addReceipt.run({ key, slug: fax.slug });
-			this.#writer.insert(fax);
-			if (report !== undefined) this.#writer.report(fax.slug, report);
+			keep(this.#writer, fax, kept);
 			return fax.slug;
 		});
 	}
@@ -333,6 +359,44 @@ export class FaxStore {
 	/** Deletes the hidden rows of imports whose process died; returns how many imports. */
 	cleanAbandonedImports(): Promise<number> {
 		return cleanAbandonedImports(this.#imports, this.#lock);
+	}
+
+	/**
+	 * Processed faxes whose files' bytes are not in the database yet (imported,
+	 * or stored before schema 5), in slug order after `after`.
+	 */
+	unarchivedSlugs(after: string, limit: number): string[] {
+		return this.#db
+			.query<{ slug: string }, { after: string; limit: number }>(
+				`SELECT slug FROM faxes WHERE slug > $after AND file_size IS NOT NULL
+				 AND NOT EXISTS (SELECT 1 FROM fax_files WHERE fax_files.slug = faxes.slug) ORDER BY slug LIMIT $limit`,
+			)
+			.all({ after, limit })
+			.map((row) => row.slug);
+	}
+
+	/** Keeps a live fax's files' bytes beside its row; false when the row is gone meanwhile. */
+	archiveFiles(slug: string, files: FaxFileBytes): Promise<boolean> {
+		return this.#lock.run(() => {
+			if (this.#hasRow.get({ slug }) === null) return false;
+			this.#addFiles.run({ slug, pdf: files.pdf, thumbnail: files.thumbnail });
+			return true;
+		});
+	}
+
+	/** Every fax's files' bytes, one fax at a time (a restore writes them back to disk). */
+	*archivedFiles(): Generator<{ slug: string } & FaxFileBytes> {
+		yield* this.#db
+			.query<{ slug: string } & FaxFileBytes, []>("SELECT slug, pdf, thumbnail FROM fax_files")
+			.iterate();
+	}
+
+	/**
+	 * Writes a consistent copy of the whole database to `path` (VACUUM INTO:
+	 * one read transaction, so writers carry on meanwhile), without a WAL.
+	 */
+	copyTo(path: string): void {
+		this.#db.query("VACUUM INTO $path").run({ path });
 	}
 
 	isEmpty(): boolean {

@@ -2,8 +2,10 @@
 export { COMMIT_SOURCES, type CommitSource } from "./commit-counter.ts";
 export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
+	type FaxFileBytes,
 	FaxStore,
 	type FaxWriter,
+	type KeptWithFax,
 	LIST_SQL,
 	type ListQuery,
 	type Lookup,

@@ -61,9 +61,26 @@ CREATE TABLE IF NOT EXISTS receipts (
 ) WITHOUT ROWID;
 `;
 
+// Version 5: the bytes of each fax's PDF and thumbnail, beside its row and
+// written in the same transaction, so a replica of this one file (Litestream)
+// or a copy of it (`fax backup`) never holds a row without its files. The
+// files on disk are still what the API serves; a restore writes them back
+// from here (lib/backup). A deleted row takes its bytes with it. A rowid
+// table: SQLite advises against WITHOUT ROWID for rows this large.
+const FAX_FILES = `
+CREATE TABLE IF NOT EXISTS fax_files (
+	slug TEXT PRIMARY KEY,
+	pdf BLOB NOT NULL,
+	thumbnail BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS fax_files_follow_row AFTER DELETE ON faxes
+BEGIN
+	DELETE FROM fax_files WHERE slug = old.slug;
+END;
+`;
+
 // Version 6: each received fax's transmission report (lib/report), as JSON,
-// kept while its row lives. Version 5 is fax_files (issue 33); until that is
-// merged this step follows version 4.
+// kept while its row lives.
 const FAX_REPORTS = `
 CREATE TABLE IF NOT EXISTS fax_reports (
 	slug TEXT PRIMARY KEY,
@@ -74,8 +91,6 @@ BEGIN
 	DELETE FROM fax_reports WHERE slug = old.slug;
 END;
 `;
-const REPORTS_FOLLOW_VERSION = 4;
-
 /** The version this code writes into `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 6;
 
@@ -167,7 +182,12 @@ export function migrate(db: Database): void {
 		db.exec("PRAGMA user_version = 4");
 	}).immediate();
 	db.transaction(() => {
-		if (versionOf(db) !== REPORTS_FOLLOW_VERSION) return;
+		if (versionOf(db) !== 4) return;
+		db.exec(FAX_FILES);
+		db.exec("PRAGMA user_version = 5");
+	}).immediate();
+	db.transaction(() => {
+		if (versionOf(db) !== 5) return;
 		db.exec(FAX_REPORTS);
 		db.exec("PRAGMA user_version = 6");
 	}).immediate();

@@ -1,4 +1,4 @@
-import type { FaxStore } from "../db/index.ts";
+import type { FaxStore, KeptWithFax } from "../db/index.ts";
 import {
 	detectFormat,
 	type FaxEmail,
@@ -99,20 +99,21 @@ function receivedTime(file: ReceivedFile, email: FaxEmail | null, now: number): 
 }
 
 /**
- * Inserts the fax, under its receipt key when it has one; returns the slug
- * listed, another one's when the key was handed over meanwhile.
+ * Inserts the fax with its files' bytes, under its receipt key when it has
+ * one; returns the slug listed, another one's when the key was handed over
+ * meanwhile.
  */
 async function insertOnce(
 	store: FaxStore,
 	fax: FaxRow,
 	receiptKey: string | undefined,
-	report: string,
+	kept: KeptWithFax,
 ): Promise<string> {
 	if (receiptKey === undefined) {
-		await store.insert(fax, report);
+		await store.insert(fax, kept);
 		return fax.slug;
 	}
-	return store.insertReceived(fax, receiptKey, report);
+	return store.insertReceived(fax, receiptKey, kept);
 }
 
 /** The transmission report kept with the fax (lib/report), as JSON. */
@@ -124,7 +125,8 @@ function reportOf(file: ReceivedFile, email: FaxEmail | null, reason: string | u
 /**
  * Turns a received file into a listed fax. The files are written (under
  * temporary names, then renamed) before the row is inserted, so the API never
- * lists a fax whose PDF is not there yet; a file that cannot be processed is
+ * lists a fax whose PDF is not there yet; their bytes go into the row's
+ * transaction too, so a replica of the database has them with the row; a file that cannot be processed is
  * still recorded, with its four file fields null. A receipt key handed over
  * before lists nothing new.
  */
@@ -152,14 +154,15 @@ export async function receiveFax(
 	const report = reportOf(file, email, result.ok ? undefined : result.reason);
 	if (!result.ok) {
 		const fax = { ...base, page_count: null, file_size: null };
-		const listed = await insertOnce(store, fax, receiptKey, report);
+		const listed = await insertOnce(store, fax, receiptKey, { report });
 		return listed === slug ? { fax, reason: result.reason } : { repeatOf: listed };
 	}
-	await writeFaxFiles(storageDir, slug, { pdf: result.pdf, thumbnail: result.thumbnail });
+	const files = { pdf: result.pdf, thumbnail: result.thumbnail };
+	await writeFaxFiles(storageDir, slug, files);
 	const fax = { ...base, page_count: result.pageCount, file_size: result.pdf.byteLength };
 	let listed: string;
 	try {
-		listed = await insertOnce(store, fax, receiptKey, report);
+		listed = await insertOnce(store, fax, receiptKey, { files, report });
 	} catch (error) {
 		await deleteFaxFiles(storageDir, slug);
 		throw error;

@@ -6,5 +6,6 @@ export {
 	STRAY_FILE_AGE_SECONDS,
 	writeFaxFiles,
 } from "./fax-files.ts";
+export { archiveFaxFiles } from "./file-archive.ts";
 export { purgeExpired } from "./purge.ts";
 export { schedulePurge } from "./purge-schedule.ts";

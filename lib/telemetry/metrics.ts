@@ -1,5 +1,8 @@
+import { statfs } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { CommitSource, FaxStats } from "../db/index.ts";
+import type { QueueReading, ReceiverQueues } from "../queues/index.ts";
 import type { RateLimitStatus } from "../rate-limit/index.ts";
 
 export interface MetricSources {
@@ -15,9 +18,17 @@ export interface MetricSources {
 	freshnessCheck: CommitSource;
 	/** List requests with `wait` held now. */
 	heldRequests: () => number;
+	/** WAIT_MAX_HELD: past it, list requests with `wait` are answered at once. */
+	heldRequestsLimit: number;
+	/** The folders whose file systems fill up, by name: the database's and STORAGE_DIR. */
+	volumes: Record<string, string>;
+	/** The receivers' queues, read at each scrape. */
+	receiverQueues: ReceiverQueues;
 }
 
 const DAY_SECONDS = 24 * 3600;
+// The gauges of one scrape share one reading of the receivers' queues.
+const SCRAPE_MS = 1000;
 // The API answers in well under a millisecond; the upper buckets catch Redis timeouts and stalls.
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
@@ -33,6 +44,93 @@ function fromDatabase<T>(gauge: Gauge, read: () => T): T | undefined {
 		gauge.reset();
 		return undefined;
 	}
+}
+
+/** statfs of `path`, or of its nearest existing parent: STORAGE_DIR is made at the first fax. */
+async function statfsOfNearest(path: string) {
+	for (let dir = resolve(path); ; dir = dirname(dir)) {
+		const stats = await statfs(dir).catch(() => null);
+		if (stats !== null || dir === dirname(dir)) return stats;
+	}
+}
+
+/** Free and total bytes of the file systems the service writes, by volume name. */
+function volumeGauges(volumes: Record<string, string>, registers: Registry[]): void {
+	const read = async (
+		pick: (stats: { bavail: number; blocks: number; bsize: number }) => number,
+		gauge: Gauge,
+	) => {
+		gauge.reset();
+		for (const [volume, path] of Object.entries(volumes)) {
+			const stats = await statfsOfNearest(path);
+			if (stats !== null) gauge.set({ volume }, pick(stats) * stats.bsize);
+		}
+	};
+	new Gauge({
+		name: "testfax_volume_free_bytes",
+		help: "Bytes free for the service on the file system of each folder it writes (database, storage).",
+		labelNames: ["volume"],
+		registers,
+		collect() {
+			return read((stats) => stats.bavail, this);
+		},
+	});
+	new Gauge({
+		name: "testfax_volume_size_bytes",
+		help: "Size in bytes of the file system of each folder the service writes (database, storage).",
+		labelNames: ["volume"],
+		registers,
+		collect() {
+			return read((stats) => stats.blocks, this);
+		},
+	});
+}
+
+/**
+ * The receivers' queues (lib/queues), read once per scrape by whichever of
+ * the three gauges is collected first (a registry collects them at once):
+ * `waiting` and the oldest one's age are absent while a queue cannot be
+ * read, which `testfax_receiver_queue_readable` says.
+ */
+function receiverQueueGauges(sources: MetricSources, registers: Registry[]): void {
+	let scrape: { at: number; readings: Promise<QueueReading[]> } | null = null;
+	const readOnce = () => {
+		const now = sources.clock();
+		if (scrape === null || now - scrape.at > SCRAPE_MS) {
+			scrape = { at: now, readings: sources.receiverQueues(Math.floor(now / 1000)) };
+		}
+		return scrape.readings;
+	};
+	const gauge = (name: string, help: string, value: (reading: QueueReading) => number | null) =>
+		new Gauge({
+			name,
+			help,
+			labelNames: ["receiver"],
+			registers,
+			async collect() {
+				const readings = await readOnce();
+				this.reset();
+				for (const reading of readings) {
+					const number = value(reading);
+					if (number !== null) this.set({ receiver: reading.receiver }, number);
+				}
+			},
+		});
+	gauge(
+		"testfax_receiver_queue_readable",
+		"1 when the receiver's queue could be read at this scrape, 0 when not (permissions, postqueue missing).",
+		(reading) => (reading.waiting === null ? 0 : 1),
+	);
+	gauge(
+		"testfax_receiver_waiting",
+		"Faxes or mails in the receiver's queue not handed over to the service yet (a failed hand-over stays there).",
+		(reading) => reading.waiting,
+	);
+	gauge(
+		"testfax_receiver_oldest_waiting_seconds",
+		"Seconds the oldest fax or mail not handed over yet has waited in the receiver's queue; 0 when none.",
+		(reading) => reading.oldestSeconds,
+	);
 }
 
 /**
@@ -88,6 +186,13 @@ export class ServiceMetrics {
 				this.set(sources.heldRequests());
 			},
 		});
+		new Gauge({
+			name: "testfax_held_requests_limit",
+			help: "WAIT_MAX_HELD: list requests with wait this instance holds at most; past it they are answered at once.",
+			registers,
+		}).set(sources.heldRequestsLimit);
+		volumeGauges(sources.volumes, registers);
+		receiverQueueGauges(sources, registers);
 		new Gauge({
 			name: "testfax_rate_limit_backend",
 			help: "1 for the store counting the rate limit now: redis, or memory (configured, or while Redis is unavailable).",

@@ -20,11 +20,11 @@ const fax = (slug: string, receivedAt: number) => ({
 test("a report is kept with its fax, in the same write, and goes with the row: removal and purge", async () => {
 	const db = openDatabase(join(dir, "reports.sqlite"));
 	const store = new FaxStore(db);
-	await store.insert(fax("fax_kept", 1000), '{"a":1}');
-	expect(await store.insertReceived(fax("fax_recv", 1000), "key-1", '{"b":2}')).toBe("fax_recv");
+	await store.insert(fax("fax_kept", 1000), { report: '{"a":1}' });
+	expect(await store.insertReceived(fax("fax_recv", 1000), "key-1", { report: '{"b":2}' })).toBe("fax_recv");
 	// The key was handed over before: neither the row nor its report is written again.
-	expect(await store.insertReceived(fax("fax_again", 1000), "key-1", '{"c":3}')).toBe("fax_recv");
-	await store.insert(fax("fax_old", 10), '{"d":4}');
+	expect(await store.insertReceived(fax("fax_again", 1000), "key-1", { report: '{"c":3}' })).toBe("fax_recv");
+	await store.insert(fax("fax_old", 10), { report: '{"d":4}' });
 	await store.insert(fax("fax_bare", 1000));
 	expect(
 		["fax_kept", "fax_recv", "fax_again", "fax_old", "fax_bare"].map((slug) => store.report(slug)),
