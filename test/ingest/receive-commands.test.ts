@@ -138,49 +138,43 @@ describe("fax receive-hylafax", () => {
 		return path;
 	}
 
+	/** fax receive-hylafax as hand-over runs it: the queue file on standard input. */
+	function handOver(path: string) {
+		return runCommand(
+			["sh", "-c", 'exec "$0" bin/fax.ts receive-hylafax "$(basename "$1")" < "$1"', process.execPath, path],
+			{ cwd: join(import.meta.dir, "../.."), env: server.env },
+		);
+	}
+
 	test("a queue file is listed with its TSI, at its last write; handed over again, it lists nothing new", async () => {
 		const endOfCall = Math.floor(Date.now() / 1000) - 600;
 		const path = queueFax("fax000000001.tif", "+1 555 0100", endOfCall);
-		const first = await runFax(["receive-hylafax", path], server.env);
+		const first = await handOver(path);
 		expect(first.stderr).toBe("");
-		expect(first.stdout).toMatch(new RegExp(`^${path}: listed as fax_[A-Za-z0-9]{12} \\(2 pages\\)\\n$`));
+		expect(first.stdout).toMatch(/^fax000000001\.tif: listed as fax_[A-Za-z0-9]{12} \(2 pages\)\n$/);
 		const faxes = await listedFrom("+1 555 0100");
 		expect(faxes.map((fax) => [fax.from, fax.received_at])).toEqual([["+*****100", iso(endOfCall)]]);
-		const again = await runFax(["receive-hylafax", path], server.env);
-		expect(again.stdout).toBe(`${path}: already listed as ${faxes[0]?.slug}\n`);
+		const again = await handOver(path);
+		expect(again.stdout).toBe(`fax000000001.tif: already listed as ${faxes[0]?.slug}\n`);
 		expect(await listedFrom("+1 555 0100")).toEqual(faxes);
 	});
 
-	test("the sweep lists each queued fax not listed yet, once, and leaves one still being received", async () => {
-		const now = Math.floor(Date.now() / 1000);
-		queueFax("fax000000002.tif", "5550102", now - 300);
-		queueFax("fax000000003.tif", "5550103", now - 40 * 86_400);
-		const receiving = queueFax("fax000000004.tif", "5550104", now);
-		// faxgetty's lock while the call goes on.
-		const call = Bun.spawn(["flock", "--exclusive", "--no-fork", receiving, "sleep", "30"]);
-		await Bun.sleep(200);
-		const sweep = await runFax(["receive-hylafax", "--recvq", recvq], server.env);
-		call.kill();
-		expect(sweep.stderr).toBe("");
-		expect(sweep.stdout).toMatch(
-			new RegExp(`^${join(recvq, "fax000000002.tif")}: listed as fax_\\w{12} \\(2 pages\\)\\n$`),
+	test("standard input that is not the queue file itself: exit 1, one line, nothing listed", async () => {
+		const path = queueFax("fax000000002.tif", "5550102", Math.floor(Date.now() / 1000) - 300);
+		const piped = await runFax(["receive-hylafax", "fax000000002.tif"], server.env, await Bun.file(path).bytes());
+		expect(piped.code).toBe(1);
+		expect(piped.stderr).toBe(
+			"fax000000002.tif: not listed yet, kept in the receive queue for the next sweep: standard input is not the queue file itself\n",
 		);
-		expect(await listedFrom("5550102")).toHaveLength(1);
-		expect(await listedFrom("5550103")).toEqual([]);
-		expect(await listedFrom("5550104")).toEqual([]);
-		await call.exited;
-		const next = await runFax(["receive-hylafax", "--recvq", recvq], server.env);
-		expect(next.stdout).toMatch(/fax000000004\.tif: listed as/);
-		expect((await runFax(["receive-hylafax", "--recvq", recvq], server.env)).stdout).toBe("");
-		expect(await listedFrom("5550102")).toHaveLength(1);
-		expect(await listedFrom("5550104")).toHaveLength(1);
+		expect(await listedFrom("5550102")).toEqual([]);
+		expect((await runFax(["receive-hylafax", "../etc/passwd"], server.env)).code).toBe(2);
 	});
 
 	test("the same name with another last write is another fax: HylaFAX's sequence numbers wrap", async () => {
 		const path = queueFax("fax000000005.tif", "5550105", Math.floor(Date.now() / 1000) - 200);
-		expect((await runFax(["receive-hylafax", path], server.env)).code).toBe(0);
+		expect((await handOver(path)).code).toBe(0);
 		queueFax("fax000000005.tif", "5550105", Math.floor(Date.now() / 1000) - 100);
-		expect((await runFax(["receive-hylafax", path], server.env)).code).toBe(0);
+		expect((await handOver(path)).code).toBe(0);
 		expect(await listedFrom("5550105")).toHaveLength(2);
 	});
 });
