@@ -39,13 +39,13 @@ start_all() {
 		return 0
 	fi
 	install -d -m 0700 "$RUN"
-	if [ ! -S /dev/log ] || ! { alive syslogd || pgrep -x rsyslogd >/dev/null || pgrep -x syslogd >/dev/null; }; then
-		busybox syslogd -O /var/log/syslog
-		adopt syslogd syslogd
+	if ! { alive syslogd || pgrep -f syslogd >/dev/null; }; then
+		spawn syslogd busybox syslogd -n -O /var/log/syslog
+		sleep 0.2
 	fi
 	pgrep -x cron >/dev/null || { cron && adopt cron cron; }
 	if ! postfix status >/dev/null 2>&1; then
-		postfix start >/dev/null 2>&1
+		out=$(postfix start 2>&1) || die "postfix start failed: $out"
 		touch "$RUN/postfix.started"
 		echo "install.sh: started postfix"
 	fi

@@ -150,10 +150,14 @@ configure_postfix() {
 	[ "$mailbox" -eq 0 ] || [ "$mailbox" -ge 62914560 ] ||
 		die "Postfix's mailbox_size_limit ($mailbox) is below message_size_limit 62914560: raise it or set it to 0"
 	configure_postfix_tls
-	[ "$systemd" = yes ] || postconf_set maillog_file /var/log/mail.log
+	# Without systemd's journal, a file: an operator's own choice stays,
+	# unless its folder is gone (Postfix would not start).
+	log=$(postconf -h maillog_file)
+	[ -z "$log" ] || [ -d "$(dirname -- "$log")" ] || postconf_set maillog_file /var/log/mail.log "$log"
+	[ "$systemd" = yes ] || [ -n "$(postconf -h maillog_file)" ] || postconf_set maillog_file /var/log/mail.log
 	configure_pipe
 	if [ "$postfix_changed" = yes ] && postfix status >/dev/null 2>&1; then
-		postfix reload >/dev/null 2>&1
+		out=$(postfix reload 2>&1) || die "postfix reload failed: $out"
 		say "Postfix reloaded"
 	fi
 }
