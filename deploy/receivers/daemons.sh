@@ -1,9 +1,10 @@
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2154 # its variables are install.sh's
 # install.sh --start, --stop, --status (sourced by it). With systemd, the
 # units. Without, the daemons themselves: each one --start started has its
 # process id in $RUN, and --stop ends those and nothing else, so a daemon
 # that ran before (an operator's cron, say) keeps running.
 
+# shellcheck disable=SC2086 # the lists, one word per modem
 receiving_ttys() { printf '%s\n' $modems $soft_modems | sort -u; }
 
 alive() { [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null; }
@@ -74,7 +75,7 @@ stop_all() {
 		return 0
 	fi
 	for name in server $(receiving_ttys | sed 's/^/faxgetty-/') hfaxd faxq \
-		$(printf '%s\n' $soft_modems | sed 's/^/iaxmodem-/') cron syslogd; do
+		$(for tty in $soft_modems; do echo "iaxmodem-$tty"; done) cron syslogd; do
 		[ -f "$RUN/$name.pid" ] || continue
 		pid=$(cat "$RUN/$name.pid")
 		rm -f "$RUN/$name.pid"

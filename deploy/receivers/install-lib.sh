@@ -1,4 +1,4 @@
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2154 # its variables are install.sh's
 # The steps of install.sh (sourced by it; its variables are set). Each step
 # checks before it changes, says what it changed, and changes nothing the
 # second time.
@@ -85,11 +85,15 @@ install_settings() {
 	set_mode "$SETTINGS" 0640 root:testfax
 }
 
+# shellcheck source=/dev/null # the operator's settings file
 setting() { (set -a && . "$SETTINGS" && eval "printf '%s' \"\${$1:-}\""); }
+
+# The items of a Postfix list, one a line.
+items() { tr -s ', \t' '\n' | grep -v '^$'; }
 
 make_data_dirs() {
 	for dir in "$(dirname -- "$(setting DATABASE_PATH)")" "$(setting STORAGE_DIR)"; do
-		[ "$dir" != "" ] && [ "$dir" != . ] || die "$SETTINGS sets no DATABASE_PATH or STORAGE_DIR"
+		if [ "$dir" = "" ] || [ "$dir" = . ]; then die "$SETTINGS sets no DATABASE_PATH or STORAGE_DIR"; fi
 		if [ ! -d "$dir" ]; then
 			install -d -m 2770 -o testfax -g testfax "$dir"
 			say "made $dir"
@@ -118,7 +122,7 @@ postconf_set() {
 # postconf_add NAME ITEM: ITEM added to the list NAME unless it is in it.
 postconf_add() {
 	current=$(postconf -h "$1")
-	printf '%s\n' "$current" | tr ', ' '\n\n' | grep -qxF "$2" && return 0
+	printf '%s\n' "$current" | items | grep -qxF "$2" && return 0
 	postconf -e "$1 = ${current:+$current, }$2"
 	say "Postfix: $2 added to $1"
 	postfix_changed=yes
@@ -131,7 +135,8 @@ configure_postfix() {
 	for a in $addresses; do printf '%s\ttestfax:\n' "$a"; done | put_file /etc/postfix/testfax/transport 0644 root:root
 	for a in $addresses; do printf '%s\tOK\n' "$a"; done | put_file /etc/postfix/testfax/relay_recipients 0644 root:root
 	for map in transport relay_recipients; do
-		if [ ! "/etc/postfix/testfax/$map.db" -nt "/etc/postfix/testfax/$map" ]; then
+		source=/etc/postfix/testfax/$map
+		if [ ! -e "$source.db" ] || [ -n "$(find "$source" -newer "$source.db")" ]; then
 			postmap "/etc/postfix/testfax/$map"
 			postfix_changed=yes
 		fi
@@ -163,13 +168,13 @@ configure_postfix() {
 }
 
 keep_out_of_mydestination() {
-	listed=$(postconf -h mydestination | tr ', ' '\n\n' | grep -v '^$')
+	listed=$(postconf -h mydestination | items)
 	if printf '%s\n' "$listed" | grep -qxF "$1"; then
 		postconf -e "mydestination = $(printf '%s\n' "$listed" | grep -vxF "$1" | paste -sd, - | sed 's/,/, /g')"
 		say "Postfix: $1 taken out of mydestination (a local domain never reaches the fax transport)"
 		postfix_changed=yes
 	fi
-	postconf -x -h mydestination | tr ', ' '\n\n' | grep -qxF "$1" &&
+	postconf -x -h mydestination | items | grep -qxF "$1" &&
 		die "Postfix's mydestination makes $1 local (through \$myhostname or \$mydomain): give this host another name, or the fax addresses another domain"
 	return 0
 }
@@ -221,6 +226,14 @@ configure_hylafax() {
 	done
 	[ -n "$soft_modems" ] || for modem in $modems; do add_faxrcvdcmd "$modem"; done
 	install -d -m 0700 -o uucp -g uucp "$SPOOL/recvq/listed"
+	# Made by whoever numbers first: by root (a send by hand), uucp could not
+	# number the next call, and faxgetty's session log would be missing.
+	for seqf in "$SPOOL/log/seqf" "$SPOOL/recvq/seqf"; do
+		[ -e "$seqf" ] && continue
+		echo 0 >"$seqf"
+		chown uucp:uucp "$seqf"
+		say "made $seqf"
+	done
 	# Files root left (a daemon or a send started by hand): uucp cannot reopen them.
 	if [ -n "$(find "$SPOOL" -path "$SPOOL/bin" -prune -o -path "$SPOOL/etc" -prune -o -user root -print -quit)" ]; then
 		find "$SPOOL" -path "$SPOOL/bin" -prune -o -path "$SPOOL/etc" -prune -o -user root -exec chown -h uucp:uucp {} +
@@ -260,7 +273,9 @@ install_hand_over() {
 	{
 		echo "# Written by testfax-api's deploy/receivers/install.sh: HylaFAX's faxrcvd (uucp)"
 		echo "# hands a received fax to the service's user, with this one command only."
-		echo "Defaults!$HAND_OVER !use_pty"
+		echo "# No terminal, no PAM session: standard input stays the received file, and"
+		echo "# the hand-over does not wait for a session to open (docs/decisions.md)."
+		echo "Defaults!$HAND_OVER !use_pty, !pam_session"
 		echo "uucp ALL=(testfax) NOPASSWD: $HAND_OVER"
 	} >"$tmp"
 	visudo -cqf "$tmp" || die "sudoers rule for $HAND_OVER refused by visudo"
