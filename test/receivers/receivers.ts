@@ -199,6 +199,11 @@ const failures: Failure[] = [
 			);
 			// Past the document's processing, waiting for the write lock: its files are written, its row is not.
 			await Bun.sleep(1500);
+			if (Bun.spawnSync(["kill", "-0", pid ?? ""]).exitCode !== 0) {
+				throw new Error(
+					`the hand-over ${pid} ended before it was killed: it did not wait for the held database`,
+				);
+			}
 			process.kill(Number(pid), "SIGKILL");
 		},
 		fix() {
@@ -339,7 +344,7 @@ describe("HylaFAX", () => {
 			`${queueFile}: already listed as ${first.slug}`,
 		);
 		expect(readdirSync(RECVQ)).not.toContain(queueFile);
-		expect(statSync(again.listed).mtimeMs).toBe(lastPageMs);
+		expect(Math.floor(statSync(again.listed).mtimeMs / 1000)).toBe(Math.floor(lastPageMs / 1000));
 		expect(await phoneFaxes()).toEqual([first]);
 	});
 
@@ -461,15 +466,16 @@ describe("least privilege, checked as each user", () => {
 	});
 
 	test("the hand-over is one command: uucp may run hand-over as testfax, and nothing else", () => {
-		const sudo = (command: string[]) =>
-			Bun.spawnSync(asUser("uucp", ["sudo", "-n", "-u", "testfax", ...command]));
-		expect(sudo(["/bin/sh", "-c", "id"]).exitCode).not.toBe(0);
-		expect(sudo([`${APP}/bin/testfax`, "fax", "purge"]).exitCode).not.toBe(0);
-		expect(Bun.spawnSync(asUser("uucp", ["sudo", "-n", "-u", "root", "/bin/true"])).exitCode).not.toBe(0);
-		const rules = sh(asUser("uucp", ["sudo", "-n", "-l"]));
-		expect(rules.trim().split("\n").at(-1)?.trim()).toBe(
-			`(testfax) NOPASSWD: ${APP}/deploy/receivers/hylafax/hand-over`,
-		);
+		// Asked by root (sudo -U): uucp asking for what it may not run would mail root a security report.
+		const allowed = (user: string, command: string[]) =>
+			Bun.spawnSync(["sudo", "-n", "-l", "-U", "uucp", "-u", user, ...command]).exitCode === 0;
+		const handOver = `${APP}/deploy/receivers/hylafax/hand-over`;
+		expect(allowed("testfax", [handOver, "fax000000001.tif"])).toBe(true);
+		expect(allowed("testfax", ["/bin/sh", "-c", "id"])).toBe(false);
+		expect(allowed("testfax", [`${APP}/bin/testfax`, "fax", "purge"])).toBe(false);
+		expect(allowed("root", [handOver])).toBe(false);
+		const rules = sh(["sudo", "-n", "-l", "-U", "uucp"]).split("may run the following commands")[1] ?? "";
+		expect(rules.trim().split("\n").slice(1)).toEqual([`    (testfax) NOPASSWD: ${handOver}`]);
 		expect(sh(["postconf", "-M", "testfax/unix"])).toMatch(/ user=testfax argv=/);
 	});
 
