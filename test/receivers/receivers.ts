@@ -189,11 +189,11 @@ const failures: Failure[] = [
 			holdDatabase();
 		},
 		async during(handOver) {
+			const running = () => Bun.spawnSync(["pgrep", "-f", handOver]).stdout.toString().trim().split("\n");
+			// The hand-over of the test before may still be exiting.
+			const earlier = new Set(running());
 			const pid = await until(
-				() => {
-					const found = Bun.spawnSync(["pgrep", "-f", handOver]).stdout.toString().trim();
-					return found === "" ? undefined : found.split("\n")[0];
-				},
+				() => running().find((found) => found !== "" && !earlier.has(found)),
 				20_000,
 				20,
 			);
@@ -533,7 +533,8 @@ function hangUpOf(queueFile: string): number | undefined {
 	for (const name of readdirSync(logDir).filter((entry) => /^c\d+$/.test(entry))) {
 		const log = readFileSync(join(logDir, name), "utf8");
 		if (!log.includes(`"recvq/${queueFile}"`)) continue;
-		const stamp = /^(\w{3} +\d+ [\d:.]+): \[\d+\]: RECV recv DCN/m.exec(log)?.[1];
+		// The process id is padded to five places: "[  525]".
+		const stamp = /^(\w{3} +\d+ [\d:.]+): \[ *\d+\]: RECV recv DCN/m.exec(log)?.[1];
 		if (stamp) return new Date(`${stamp} ${new Date().getFullYear()}`).getTime();
 	}
 	return undefined;
