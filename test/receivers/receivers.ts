@@ -49,6 +49,9 @@ let host: ReceiversHost;
 
 const mailLines = (pattern: RegExp) => logLines(host.mailLog, host.logStart.mail, pattern);
 const syslogLines = (pattern: RegExp) => logLines(SYSLOG, host.logStart.syslog, pattern);
+/** Waits for a syslog line ending with `text`: syslogd writes what logger sent a moment later. */
+const syslogLine = (text: string) =>
+	until(() => syslogLines(/testfax:/).find((line) => line.endsWith(text)), 5000);
 const databasePath = () => join(host.data.dir, "faxes.sqlite");
 
 function useSettings(changes: Record<string, string> = {}): void {
@@ -334,15 +337,11 @@ describe("HylaFAX", () => {
 		first = faxes[0] as Fax;
 		expect(JSON.parse(printed.line)).toEqual(first);
 		expect(first).toMatchObject({ source: "phone", page_count: 2, received_at: isoSecond(lastPageMs) });
-		expect(syslogLines(/testfax: .*listed as fax_/).at(-1)).toContain(
-			`${queueFile}: listed as ${first.slug}`,
-		);
+		await syslogLine(`testfax: ${queueFile}: listed as ${first.slug} (2 pages)`);
 
 		const again = requeue(firstTiff, queueFile, { keepTime: true });
 		sh(faxgettyRuns(`recvq/${queueFile}`));
-		expect(syslogLines(/testfax: .*already listed as/).at(-1)).toContain(
-			`${queueFile}: already listed as ${first.slug}`,
-		);
+		await syslogLine(`testfax: ${queueFile}: already listed as ${first.slug}`);
 		expect(readdirSync(RECVQ)).not.toContain(queueFile);
 		expect(Math.floor(statSync(again.listed).mtimeMs / 1000)).toBe(Math.floor(lastPageMs / 1000));
 		expect(await phoneFaxes()).toEqual([first]);
@@ -417,9 +416,12 @@ describe("HylaFAX", () => {
 				const run = Bun.spawn(faxgettyRuns(`recvq/${queueFile}`));
 				await failure.during?.(`bin/fax.ts receive-hylafax ${queueFile}`);
 				await run.exited;
-				const errors = syslogLines(/daemon\.err testfax:/);
+				// syslogd writes what logger sent a moment later.
+				const errors = await until(() => {
+					const lines = syslogLines(/daemon\.err testfax:/);
+					return lines.length > errorsBefore ? lines : undefined;
+				}, 5000);
 				// cron's own sweep may have tried it too meanwhile: the same line.
-				expect(errors.length).toBeGreaterThan(errorsBefore);
 				expect(errors.at(-1)).toMatch(failure.reason);
 				expect(await phoneFaxes()).toHaveLength(phoneBefore);
 			} finally {
