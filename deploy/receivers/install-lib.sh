@@ -234,10 +234,12 @@ configure_hylafax() {
 		chown uucp:uucp "$seqf"
 		say "made $seqf"
 	done
-	# Files root left (a daemon or a send started by hand): uucp cannot reopen them.
-	if [ -n "$(find "$SPOOL" -path "$SPOOL/bin" -prune -o -path "$SPOOL/etc" -prune -o -user root -print -quit)" ]; then
-		find "$SPOOL" -path "$SPOOL/bin" -prune -o -path "$SPOOL/etc" -prune -o -user root -exec chown -h uucp:uucp {} +
-		say "gave uucp the files root had left in $SPOOL"
+	# Files root left (a daemon or a send started by hand) that uucp must
+	# reopen: the sequence files, and faxes to hand over.
+	rooted=$(find "$SPOOL/log/seqf" "$SPOOL/recvq" -maxdepth 1 \( -name seqf -o -name 'fax*.tif' \) -user root)
+	if [ -n "$rooted" ]; then
+		printf '%s\n' "$rooted" | xargs chown uucp:uucp
+		say "gave uucp what root had left in the spool: $(printf "%s" "$rooted" | tr "\n" " ")"
 	fi
 	copy_hylafax_config
 }
