@@ -8,12 +8,22 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import {
+	copyFileSync,
+	readdirSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	statSync,
+	utimesSync,
+	writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../../testkit/ports.ts";
 import {
 	APP,
 	asUser,
+	INSTALL,
 	installReceivers,
 	LISTED,
 	logLines,
@@ -92,6 +102,35 @@ afterAll(() => host?.undo());
 test("install.sh run right after itself changes nothing", () => {
 	console.log(`install.sh, first run here:\n${host.runs[0]}install.sh, second run:\n${host.runs[1]}`);
 	expect(host.runs[1]).toBe("install.sh: nothing to change\n");
+});
+
+test("install.sh refuses, in one line, to overwrite a file someone changed, and leaves it as they made it", () => {
+	const cron = "/etc/cron.d/testfax";
+	const installed = readFileSync(cron, "utf8");
+	const changed = installed.replace("* * * * * uucp", "*/5 * * * * uucp");
+	writeFileSync(cron, changed);
+	try {
+		const run = Bun.spawnSync([INSTALL, "--no-start"]);
+		expect([run.exitCode, run.stdout.toString(), run.stderr.toString()]).toEqual([
+			1,
+			"",
+			`install.sh: ${cron} was changed by someone else: not overwriting it (move it away, or merge it into install.sh's version)\n`,
+		]);
+		expect(readFileSync(cron, "utf8")).toBe(changed);
+	} finally {
+		writeFileSync(cron, installed);
+	}
+	expect(sh([INSTALL, "--no-start"])).toBe("install.sh: nothing to change\n");
+});
+
+test("a fax domain in mydestination (debconf's mail name) is taken out of it: a local domain never reaches the transport", () => {
+	const before = sh(["postconf", "-h", "mydestination"]).trim();
+	sh(["postconf", "-e", `mydestination = ${before}, test.example`]);
+	expect(sh([INSTALL, "--no-start"])).toBe(
+		"install.sh: Postfix: test.example taken out of mydestination (a local domain never reaches the fax transport)\n" +
+			"install.sh: Postfix reloaded\n",
+	);
+	expect(sh(["postconf", "-h", "mydestination"]).trim()).toBe(before);
 });
 
 async function listed(query = ""): Promise<Fax[]> {
