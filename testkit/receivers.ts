@@ -1,29 +1,33 @@
 /**
- * The receivers of docs/operations.md ("Receivers"), installed on this
- * machine from the files of deploy/receivers, the way an operator does on
- * Debian 12, for `npm run test:receivers`: real Postfix, real HylaFAX with two
- * iaxmodems calling each other over IAX2 on loopback, a syslog daemon to read
- * what HylaFAX and the receivers log. Needs root, as installing them does.
+ * The receivers host of docs/operations.md ("Receivers"), made by the one
+ * command the docs name, deploy/receivers/install.sh, run as an operator runs
+ * it (a second time on a host that has them), for `npm run test:receivers`.
+ * Everything the test changes besides what install.sh installs is undone:
+ * the settings file, the daemons it started, the received files. Needs root.
  */
 import {
 	chmodSync,
-	cpSync,
 	existsSync,
-	lstatSync,
 	mkdirSync,
 	readdirSync,
 	readFileSync,
+	renameSync,
 	rmSync,
+	statSync,
 	writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..");
-/** Where docs/operations.md installs the service; here a link to this checkout. */
+/** Where docs/operations.md installs the service; here this checkout, bind-mounted. */
 export const APP = "/opt/testfax-api";
+export const INSTALL = join(APP, "deploy/receivers/install.sh");
 export const SETTINGS = "/etc/testfax-api/testfax.env";
 export const SPOOL = "/var/spool/hylafax";
-const RECEIVERS = join(ROOT, "deploy/receivers");
+export const RECVQ = join(SPOOL, "recvq");
+/** Where faxrcvd moves a received file once it is listed. */
+export const LISTED = join(RECVQ, "listed");
+export const SYSLOG = "/var/log/syslog";
 
 /** Runs a command to its end; throws with its output when it fails. */
 export function sh(command: string[]): string {
@@ -46,52 +50,30 @@ export function asUser(
 	return ["setpriv", `--reuid=${user}`, `--regid=${user}`, groups, "env", "-i", ...command];
 }
 
+/** Whether `user` passes `test FLAG path` (-w, -r, -x). */
+export function userCan(user: string, flag: "-r" | "-w" | "-x", path: string): boolean {
+	return Bun.spawnSync(asUser(user, ["test", flag, path])).exitCode === 0;
+}
+
 /**
- * The operator's first steps: the service's user in the fax group, the code
- * at /opt/testfax-api. The checkout is bind-mounted there rather than linked:
- * the receivers' users must reach it, and a checkout under /root is no place
- * `uucp` may enter. Returns the undoing.
+ * The code at /opt/testfax-api: this checkout bind-mounted there (a checkout
+ * under /root is no place uucp may enter). Returns the undoing.
  */
-export function installApp(): () => void {
-	if (Bun.spawnSync(["id", "testfax"]).exitCode !== 0) {
-		sh([
-			"useradd",
-			"--system",
-			"--user-group",
-			"--no-create-home",
-			"--shell",
-			"/usr/sbin/nologin",
-			"testfax",
-		]);
-	}
-	sh(["usermod", "-aG", "uucp", "testfax"]);
-	if (isLink(APP)) rmSync(APP);
-	Bun.spawnSync(["umount", APP]);
+function mountApp(): () => void {
 	mkdirSync(APP, { recursive: true });
+	if (Bun.spawnSync(["mountpoint", "-q", APP]).exitCode === 0) Bun.spawnSync(["umount", "--lazy", APP]);
 	if (readdirSync(APP).length > 0) throw new Error(`${APP} holds an installation: not touching it`);
 	sh(["mount", "--bind", ROOT, APP]);
-	// Lazily: the server it ran may still be exiting.
+	// Lazily: a daemon it ran may still be exiting.
 	return () => void Bun.spawnSync(["umount", "--lazy", APP]);
 }
 
-function isLink(path: string): boolean {
-	try {
-		return lstatSync(path).isSymbolicLink();
-	} catch {
-		return false;
-	}
-}
-
-/** The data folder of the settings, owned by the service and shared with the fax group, its storage on a small disk of its own. */
-export function makeDataDir(storageBytes: number): { dir: string; storage: string; release(): void } {
+/** The data folder of the settings, its storage on a small disk of its own; install.sh gives them to testfax. */
+function makeDataDir(storageBytes: number): { dir: string; storage: string; release(): void } {
 	const dir = sh(["mktemp", "-d", "/var/tmp/testfax-receivers-XXXXXX"]).trim();
 	const storage = join(dir, "storage");
 	mkdirSync(storage);
 	sh(["mount", "-t", "tmpfs", "-o", `size=${storageBytes}`, "tmpfs", storage]);
-	for (const path of [dir, storage]) {
-		sh(["chown", "testfax:uucp", path]);
-		chmodSync(path, 0o2770);
-	}
 	return {
 		dir,
 		storage,
@@ -102,70 +84,121 @@ export function makeDataDir(storageBytes: number): { dir: string; storage: strin
 	};
 }
 
-/** The shipped settings file with `values` in place of its own, installed as the docs say. */
+/** The shipped settings file with `values` in place of its own. */
 export function writeSettings(values: Record<string, string>): void {
-	const template = readFileSync(join(RECEIVERS, "testfax.env"), "utf8");
+	const template = readFileSync(join(ROOT, "deploy/receivers/testfax.env"), "utf8");
 	const kept = template.split("\n").filter((line) => !Object.hasOwn(values, line.split("=")[0] ?? ""));
 	const text = `${kept.join("\n").trimEnd()}\n${Object.entries(values)
 		.map(([name, value]) => `${name}=${value}`)
 		.join("\n")}\n`;
 	mkdirSync("/etc/testfax-api", { recursive: true });
+	// Written in place: install.sh gave the file its owner and mode.
 	writeFileSync(SETTINGS, text);
-	sh(["chown", "root:uucp", SETTINGS]);
-	chmodSync(SETTINGS, 0o640);
 }
 
-/** Postfix as deploy/receivers/postfix says, listening on loopback only, logging to `logFile`. */
-export function configurePostfix(logFile: string): void {
-	for (const line of settingLines(join(RECEIVERS, "postfix/main.cf"))) sh(["postconf", "-e", line]);
-	for (const line of [
-		"inet_interfaces = loopback-only",
-		"inet_protocols = ipv4",
-		`maillog_file = ${logFile}`,
-		"myhostname = mx.test.example",
-	]) {
-		sh(["postconf", "-e", line]);
-	}
-	const masterCf = "/etc/postfix/master.cf";
-	const master = readFileSync(masterCf, "utf8").replace(/^testfax\s[\s\S]*?(?=^\S|(?![\s\S]))/m, "");
-	writeFileSync(
-		masterCf,
-		`${master.trimEnd()}\n${readFileSync(join(RECEIVERS, "postfix/master.cf"), "utf8")}`,
-	);
-	mkdirSync("/etc/postfix/testfax", { recursive: true });
-	for (const map of ["transport", "relay_recipients"]) {
-		cpSync(join(RECEIVERS, "postfix", map), `/etc/postfix/testfax/${map}`);
-		sh(["postmap", `/etc/postfix/testfax/${map}`]);
-	}
-	const running = Bun.spawnSync(["postfix", "status"]).exitCode === 0;
-	sh(["postfix", running ? "reload" : "start"]);
+/** A file set aside now and put back by the returned undoing. */
+function setAside(path: string, store: string): () => void {
+	if (!existsSync(path)) return () => rmSync(path, { force: true });
+	const kept = join(store, path.replaceAll("/", "_"));
+	renameSync(path, kept);
+	return () => {
+		rmSync(path, { force: true });
+		renameSync(kept, path);
+	};
 }
 
-function settingLines(path: string): string[] {
-	return readFileSync(path, "utf8")
-		.split("\n")
-		.filter((line) => line.trim() !== "" && !line.startsWith("#"));
+export interface ReceiversHost {
+	data: { dir: string; storage: string };
+	/** What install.sh printed: its first run here, and the run right after it. */
+	runs: [string, string];
+	/** Byte offsets of the logs when the test began: its lines come after. */
+	logStart: { syslog: number; mail: number };
+	mailLog: string;
+	undo(): void;
 }
 
-/** Sends a prepared message through Postfix on loopback; resolves once Postfix has queued it. */
-export async function sendMail(message: string): Promise<{ queuedAtMs: number; queueId: string }> {
-	const child = Bun.spawn(["swaks", "--server", "127.0.0.1:25", "--to", "fax@test.example", "--data", "-"], {
-		stdin: new Blob([message]),
-		stdout: "pipe",
-		stderr: "pipe",
+const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
+
+/**
+ * install.sh with the test's settings, twice (the second run must change
+ * nothing), then the fax line up. Faxes an earlier run left in the receive
+ * queue are set aside first, so this database lists only this run's.
+ */
+export async function installReceivers(settings: Record<string, string>, storageBytes: number) {
+	const undo: (() => void)[] = [mountApp()];
+	const keep = sh(["mktemp", "-d", "/var/tmp/testfax-receivers-kept-XXXXXX"]).trim();
+	undo.push(() => rmSync(keep, { recursive: true, force: true }));
+	const wasRunning = Bun.spawnSync([INSTALL, "--status"]).exitCode === 0;
+	if (wasRunning) sh([INSTALL, "--stop"]);
+	undo.push(setAside(SETTINGS, keep));
+	const listedBefore = new Set(existsSync(LISTED) ? readdirSync(LISTED) : []);
+	undo.push(() => {
+		for (const name of existsSync(LISTED) ? readdirSync(LISTED) : []) {
+			if (!listedBefore.has(name)) rmSync(join(LISTED, name));
+		}
 	});
+	const queued = existsSync(RECVQ) ? readdirSync(RECVQ).filter((name) => /^fax\d+\.tif$/.test(name)) : [];
+	undo.push(...queued.map((name) => setAside(join(RECVQ, name), keep)));
+	const data = makeDataDir(storageBytes);
+	undo.push(() => data.release());
+	writeSettings({ ...settings, DATABASE_PATH: join(data.dir, "faxes.sqlite"), STORAGE_DIR: data.storage });
+	chmodSync(SETTINGS, 0o600);
+	const logStart = { syslog: size(SYSLOG), mail: 0 };
+	const first = sh([INSTALL]);
+	undo.push(() => void Bun.spawnSync([INSTALL, "--stop"]));
+	const second = sh([INSTALL]);
+	const mailLog = sh(["postconf", "-h", "maillog_file"]).trim() || SYSLOG;
+	logStart.mail = size(mailLog);
+	await until(
+		() => (sh(["faxstat", "-s"]).match(/Running and idle/g)?.length === 2 ? true : undefined),
+		60_000,
+		500,
+	);
+	const host: ReceiversHost = {
+		data,
+		runs: [first, second],
+		logStart,
+		mailLog,
+		undo() {
+			for (const step of undo.reverse()) step();
+			if (wasRunning) Bun.spawnSync([INSTALL, "--start"]);
+		},
+	};
+	return host;
+}
+
+/** Sends a prepared message through Postfix on loopback, with STARTTLS; resolves once Postfix has queued it. */
+export async function sendMail(
+	message: string,
+	options: { tls?: boolean } = {},
+): Promise<{ queuedAtMs: number; queueId: string; transcript: string }> {
+	const tls = options.tls === false ? [] : ["--tls"];
+	const child = Bun.spawn(
+		[
+			"swaks",
+			"--server",
+			"127.0.0.1:25",
+			"--suppress-data",
+			...tls,
+			"--to",
+			"fax@test.example",
+			"--data",
+			"-",
+		],
+		{ stdin: new Blob([message]), stdout: "pipe", stderr: "pipe" },
+	);
 	const decoder = new TextDecoder();
 	let seen = "";
 	let queued: { queuedAtMs: number; queueId: string } | null = null;
 	for await (const chunk of child.stdout) {
 		seen += decoder.decode(chunk, { stream: true });
-		const match = /^<- +250 2\.0\.0 Ok: queued as (\S+)$/m.exec(seen);
+		const match = /^ *<[-~] +250 2\.0\.0 Ok: queued as (\S+)$/m.exec(seen);
 		if (queued === null && match) queued = { queuedAtMs: Date.now(), queueId: match[1] ?? "" };
 	}
 	await child.exited;
 	if (queued === null)
 		throw new Error(`swaks: not queued:\n${seen}${await new Response(child.stderr).text()}`);
-	return queued;
+	return { ...queued, transcript: seen };
 }
 
 /** Delivers the deferred mail now, as Postfix's queue manager does once the back-off time has passed. */
@@ -173,10 +206,12 @@ export function retryDeferredMail(): void {
 	sh(["postqueue", "-f"]);
 }
 
-/** The log lines of `file` that match `pattern`. */
-export function logLines(file: string, pattern: RegExp): string[] {
+/** The lines of `file` past byte `from` that match `pattern`. */
+export function logLines(file: string, from: number, pattern: RegExp): string[] {
 	if (!existsSync(file)) return [];
-	return readFileSync(file, "utf8")
+	return readFileSync(file)
+		.subarray(from)
+		.toString("utf8")
 		.split("\n")
 		.filter((line) => pattern.test(line));
 }
@@ -196,91 +231,8 @@ export async function until<T>(
 	}
 }
 
-/** A syslog daemon writing every message to `file`, as the HylaFAX daemons need one. */
-export function startSyslog(file: string): Bun.Subprocess {
-	Bun.spawnSync(["pkill", "-x", "syslogd"]);
-	return Bun.spawn(["busybox", "syslogd", "-n", "-O", file], { stdout: "ignore", stderr: "ignore" });
-}
-
-const MODEMS = { receiver: { tty: "ttyIAX0", port: 4570 }, sender: { tty: "ttyIAX1", port: 4571 } } as const;
-
-/**
- * HylaFAX's spool for two modems: ttyIAX0 answers and hands what it receives
- * to deploy/receivers/hylafax/faxrcvd (FaxRcvdCmd); ttyIAX1 dials it. The
- * sender's iaxmodem has the receiver's port as its server: no PBX.
- */
-export function configureHylafax(): void {
-	// With its owners: hfaxd reads hosts.hfaxd (uucp's, 0600) as uucp.
-	sh(["cp", "-a", "/etc/hylafax/.", join(SPOOL, "etc")]);
-	const example = readFileSync("/usr/share/doc/iaxmodem/examples/config.ttyIAX", "utf8");
-	mkdirSync("/etc/iaxmodem", { recursive: true });
-	for (const [role, { tty, port }] of Object.entries(MODEMS)) {
-		writeFileSync(
-			`/etc/iaxmodem/${tty}`,
-			[
-				`device /dev/${tty}`,
-				"owner uucp:uucp",
-				"mode 660",
-				`port ${port}`,
-				"refresh 0",
-				role === "sender" ? `server 127.0.0.1:${MODEMS.receiver.port}` : "server 127.0.0.1",
-				"peername iaxmodem",
-				"secret password",
-				"cidname Test Sender",
-				"cidnumber 15550100",
-				"codec slinear",
-				"",
-			].join("\n"),
-		);
-		const extra = role === "receiver" ? readFileSync(join(RECEIVERS, "hylafax/config.modem"), "utf8") : "";
-		writeFileSync(join(SPOOL, "etc", `config.${tty}`), `${example}\n${extra}`);
-		sh(["chown", "uucp:uucp", join(SPOOL, "etc", `config.${tty}`)]);
-	}
-	// A new install's queue: faxes of an earlier run would be listed by the sweep.
-	for (const name of readdirSync(join(SPOOL, "recvq"))) {
-		if (name.endsWith(".tif")) rmSync(join(SPOOL, "recvq", name));
-	}
-	// Started by root, faxgetty would create the sequence files root's and
-	// 0600, and then fail to number the next call as uucp.
-	for (const seqf of ["log/seqf", "recvq/seqf"]) {
-		const path = join(SPOOL, seqf);
-		if (!existsSync(path)) writeFileSync(path, "0");
-		sh(["chown", "uucp:uucp", path]);
-	}
-}
-
-export interface FaxLine {
-	/** Queues `tiff` on the sending modem; resolves with its job id. */
-	send(tiff: string): string;
-	stop(): void;
-}
-
-/** iaxmodem, faxq, hfaxd and one faxgetty per modem, each with no environment, as init starts them. */
-export async function startFaxLine(): Promise<FaxLine> {
-	for (const name of ["faxgetty", "iaxmodem", "faxq", "hfaxd"]) Bun.spawnSync(["pkill", "-x", name]);
-	await Bun.sleep(500);
-	const quiet = { stdout: "ignore", stderr: "ignore", env: {} } as const;
-	const children = Object.values(MODEMS).map(({ tty }) => Bun.spawn(["iaxmodem", tty], quiet));
-	await Bun.sleep(500);
-	sh(["env", "-i", "/usr/sbin/faxq"]);
-	sh(["env", "-i", "/usr/sbin/hfaxd", "-i", "4559"]);
-	children.push(
-		...Object.values(MODEMS).map(({ tty }) => Bun.spawn(["env", "-i", "/usr/sbin/faxgetty", tty], quiet)),
-	);
-	await until(
-		() => (sh(["faxstat", "-s"]).match(/Running and idle/g)?.length === 2 ? true : undefined),
-		60_000,
-		500,
-	);
-	return {
-		send(tiff) {
-			const out = sh(["sendfax", "-n", "-h", `${MODEMS.sender.tty}@localhost`, "-d", "5550000", tiff]);
-			return /request id is (\d+)/.exec(out)?.[1] ?? "";
-		},
-		stop() {
-			for (const child of children) child.kill();
-			Bun.spawnSync(["pkill", "-x", "faxq"]);
-			Bun.spawnSync(["pkill", "-x", "hfaxd"]);
-		},
-	};
+/** Queues `tiff` on the sending modem (ttyIAX1 dials ttyIAX0); returns its job id. */
+export function sendFax(tiff: string): string {
+	const out = sh(["sendfax", "-n", "-h", "ttyIAX1@localhost", "-d", "5550000", tiff]);
+	return /request id is (\d+)/.exec(out)?.[1] ?? "";
 }

@@ -12,6 +12,14 @@
  */
 export const MAX_INPUT_BYTES = 40 * 1024 * 1024;
 
+/**
+ * An email is read up to this size: a 40 MiB attachment is about 55 MiB in
+ * base64 with its line breaks, and the receivers' Postfix refuses messages
+ * larger than this (deploy/receivers/install.sh sets message_size_limit to
+ * it). Held whole beside its decoded attachment and PDFium's copy, about 250 MB.
+ */
+export const MAX_EMAIL_BYTES = 60 * 1024 * 1024;
+
 /** A fax, or a scan sent by email, has far fewer pages; each page costs work. */
 export const MAX_PAGES = 1000;
 

@@ -26,6 +26,8 @@ export type FaxEmail = {
 	firstReceived: string | null;
 	/** The first PDF or TIFF attachment: the fax, with its Content-Type field as written. */
 	attachment: { filename: string | null; bytes: Uint8Array; contentType: string | null } | null;
+	/** Why the search for it stopped short (too many parts, too deep); null when it did not. */
+	searchLimit: string | null;
 };
 
 export const NO_ATTACHMENT_REASON = "email has no PDF or TIFF attachment";
@@ -61,22 +63,42 @@ export async function parseFaxEmail(bytes: Uint8Array): Promise<FaxEmail> {
 	const { default: PostalMime } = await import("postal-mime");
 	const message = splitEntity(bytes);
 	let attachment: FaxEmail["attachment"] = null;
+	const search = new FaxPartSearch(PostalMime);
 	try {
-		attachment = await new FaxPartSearch(PostalMime).find(message, 0);
+		attachment = await search.find(message, 0);
 	} catch {
 		attachment = null;
 	}
-	return { ...(await senderAndDate(PostalMime, message.header)), attachment };
+	return { ...(await senderAndDate(PostalMime, message.header)), attachment, searchLimit: search.limit };
 }
+
+/** Sender and date of an email too large to parse: its header block only. */
+export async function parseFaxEmailHeader(bytes: Uint8Array): Promise<FaxEmail> {
+	const { default: PostalMime } = await import("postal-mime");
+	const { header } = splitEntity(bytes.subarray(0, HEADER_READ_BYTES));
+	return { ...(await senderAndDate(PostalMime, header)), attachment: null, searchLimit: null };
+}
+
+// A header block is far smaller; what lies past it is not looked at.
+const HEADER_READ_BYTES = 256 * 1024;
 
 class FaxPartSearch {
 	private parts = 0;
+	/** The first limit the search ran into. */
+	limit: string | null = null;
 
 	constructor(private readonly postalMime: PostalMime) {}
 
 	/** The first fax document in the entity, depth first, as a mail client lists attachments. */
 	async find(entity: MimeEntity, depth: number): Promise<FaxEmail["attachment"]> {
-		if (++this.parts > MAX_PARTS || depth > MAX_DEPTH) return null;
+		if (++this.parts > MAX_PARTS) {
+			this.limit ??= `email has more than ${MAX_PARTS} MIME parts before a PDF or TIFF attachment`;
+			return null;
+		}
+		if (depth > MAX_DEPTH) {
+			this.limit ??= `email nests MIME parts more than ${MAX_DEPTH} deep`;
+			return null;
+		}
 		const { type, boundary } = contentType(entity.header);
 		if (type.startsWith("multipart/")) {
 			if (boundary === null) return null;
@@ -127,7 +149,7 @@ function firstLines(body: Uint8Array, bytes: number): Uint8Array {
 async function senderAndDate(
 	postalMime: PostalMime,
 	header: Uint8Array,
-): Promise<Omit<FaxEmail, "attachment">> {
+): Promise<Omit<FaxEmail, "attachment" | "searchLimit">> {
 	try {
 		const email = await postalMime.parse(Buffer.concat([header, Buffer.from("\r\n")]));
 		const from = email.from?.group ? email.from.group[0] : email.from;

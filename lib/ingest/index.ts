@@ -1,5 +1,5 @@
 // `fax ingest`: a received file becomes stored files and then a listed fax.
-export { MAX_INPUT_BYTES } from "../document/index.ts";
+export { MAX_EMAIL_BYTES, MAX_INPUT_BYTES } from "../document/index.ts";
 export { type Received, type ReceivedFile, receiveFax } from "./receive-fax.ts";
 // HylaFAX's receive queue: what `fax receive-hylafax` hands over.
-export { completeRecvqFaxes, type RecvqFax, recvqFax, recvqFaxes, recvqReceivedFile } from "./recvq.ts";
+export { RECVQ_NAME, RECVQ_READ_LIMIT, recvqReceivedFile } from "./recvq.ts";

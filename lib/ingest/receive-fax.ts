@@ -2,11 +2,12 @@ import type { FaxStore, KeptWithFax } from "../db/index.ts";
 import {
 	detectFormat,
 	type FaxEmail,
-	MAX_INPUT_BYTES,
+	MAX_EMAIL_BYTES,
 	NO_ATTACHMENT_REASON,
 	type NotProcessable,
 	type ProcessedDocument,
 	parseFaxEmail,
+	parseFaxEmailHeader,
 	processDocument,
 } from "../document/index.ts";
 import type { FaxRow } from "../fax/index.ts";
@@ -62,29 +63,49 @@ function uniqueSlug(store: FaxStore): string {
 	return slug;
 }
 
-/** The email a file holds, or null when it holds a document (or is past the size limit: nothing is parsed). */
+const EMAIL_TOO_LARGE_REASON = `email is larger than ${MAX_EMAIL_BYTES / 1024 / 1024} MiB`;
+
+/**
+ * The email a file holds, or null when it holds a document. Past the email
+ * size limit only its header is read: the sender is kept, so a client
+ * waiting for its address sees why.
+ */
 async function emailOf(file: ReceivedFile): Promise<FaxEmail | null> {
-	const tooLarge = file.bytes.byteLength > MAX_INPUT_BYTES;
-	if (tooLarge || detectFormat(file.bytes, file.filename ?? undefined) !== "email") return null;
+	if (detectFormat(file.bytes, file.filename ?? undefined) !== "email") return null;
+	if (file.bytes.byteLength > MAX_EMAIL_BYTES) return parseFaxEmailHeader(file.bytes);
 	return parseFaxEmail(file.bytes);
 }
 
 function documentOf(file: ReceivedFile, email: FaxEmail | null): Promise<ProcessedDocument | NotProcessable> {
 	if (email === null) return processDocument(file.bytes);
-	if (email.attachment === null) return Promise.resolve({ ok: false, reason: NO_ATTACHMENT_REASON });
-	return processDocument(email.attachment.bytes);
+	if (email.attachment !== null) return processDocument(email.attachment.bytes);
+	const tooLarge = file.bytes.byteLength > MAX_EMAIL_BYTES;
+	const reason = tooLarge ? EMAIL_TOO_LARGE_REASON : (email.searchLimit ?? NO_ATTACHMENT_REASON);
+	return Promise.resolve({ ok: false, reason });
+}
+
+/** The email's document, or its body when it has none: what the receipt key tells apart. */
+function contentDigest(file: ReceivedFile, email: FaxEmail): string {
+	const raw = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
+	const blankLine = /\r?\n\r?\n/.exec(raw.subarray(0, 256 * 1024).toString("latin1"));
+	const content =
+		email.attachment?.bytes ?? raw.subarray(blankLine ? blankLine.index + blankLine[0].length : 0);
+	return new Bun.CryptoHasher("sha256").update(content).digest("hex");
 }
 
 /**
  * A relayed email is named by its Message-ID, which a re-delivery and a
  * device's resend keep, with its Date, so that a device that writes the
- * same Message-ID on every scan still has each test listed; else by the mail
- * server's queue id.
+ * same Message-ID on every scan still has each test listed, and with its
+ * document's SHA-256, so that one without a clock (the same Date each time)
+ * does too; else by the mail server's queue id.
  */
 function receiptKeyOf(file: ReceivedFile, email: FaxEmail | null): string | undefined {
 	if (file.relayed === undefined) return file.receiptKey;
-	if (email?.messageId)
-		return `message-id:${email.messageId} date:${email.receivedAt?.toISOString() ?? "none"}`;
+	if (email?.messageId) {
+		const date = email.receivedAt?.toISOString() ?? "none";
+		return `message-id:${email.messageId} date:${date} sha256:${contentDigest(file, email)}`;
+	}
 	return file.relayed.queueId === null ? undefined : `queue-id:${file.relayed.queueId}`;
 }
 

@@ -15,6 +15,20 @@ const WORDS: [RegExp, (match: RegExpMatchArray) => string][] = [
 		/^file is larger than (\d+) MiB$/,
 		(m) => `The file is larger than ${m[1]} MiB, the most this site accepts.`,
 	],
+	[
+		/^email is larger than (\d+) MiB$/,
+		(m) =>
+			`The email is larger than ${m[1]} MiB, the most this site reads, so its attachment was not looked at.`,
+	],
+	[
+		/^email has more than (\d+) MIME parts before a PDF or TIFF attachment$/,
+		(m) =>
+			`The email has more than ${m[1]} parts before any PDF or TIFF attachment; this site looks no further.`,
+	],
+	[
+		/^email nests MIME parts more than (\d+) deep$/,
+		(m) => `The email nests its parts more than ${m[1]} deep; this site looks no deeper for the attachment.`,
+	],
 	[/^file is empty$/, () => "The file that arrived is empty."],
 	[/^not a PDF or TIFF file$/, () => "The file is neither a PDF nor a TIFF image."],
 	[/^(PDF|TIFF) has no pages$/, (m) => `The ${m[1]} has no pages.`],

@@ -48,6 +48,7 @@ describe("parseFaxEmail", () => {
 			relayedAt: null,
 			firstReceived: null,
 			attachment: null,
+			searchLimit: null,
 		});
 	});
 
@@ -213,6 +214,45 @@ describe("parseFaxEmail", () => {
 			relayedAt: null,
 			firstReceived: null,
 			attachment: null,
+			searchLimit: null,
 		});
+	});
+
+	test("a PDF past the MIME part or depth limits: not found, and the limit named", async () => {
+		const pdf = [
+			'Content-Type: application/pdf; name="scan.pdf"',
+			"Content-Transfer-Encoding: base64",
+			"",
+			base64(latin1("%PDF-1.4 deep")),
+		];
+		const nested = (depth: number): string[] =>
+			depth === 0
+				? pdf
+				: [
+						`Content-Type: multipart/mixed; boundary="d${depth}"`,
+						"",
+						`--d${depth}`,
+						...nested(depth - 1),
+						`--d${depth}--`,
+					];
+		const deep = await parseFaxEmail(latin1(["From: <deep@scan.example>", ...nested(50), ""].join("\r\n")));
+		expect([deep.sender, deep.attachment, deep.searchLimit]).toEqual([
+			"deep@scan.example",
+			null,
+			"email nests MIME parts more than 32 deep",
+		]);
+		const parts = Array.from({ length: 5000 }, () => ({
+			headers: ["Content-Type: text/plain"],
+			body: "page",
+		}));
+		const many = await parseFaxEmail(message([...parts, { headers: pdf.slice(0, 2), body: pdf[3] ?? "" }]));
+		expect([many.attachment, many.searchLimit]).toEqual([
+			null,
+			"email has more than 1000 MIME parts before a PDF or TIFF attachment",
+		]);
+		const within = await parseFaxEmail(
+			message([...parts.slice(0, 900), { headers: pdf.slice(0, 2), body: pdf[3] ?? "" }]),
+		);
+		expect([within.attachment?.filename, within.searchLimit]).toEqual(["scan.pdf", null]);
 	});
 });

@@ -85,6 +85,68 @@ describe("fax receive-mail", () => {
 		expect(await listedFrom("mail-4@scan.test.example")).toHaveLength(2);
 	});
 
+	/** A relayed email with one attachment, a fixed Message-ID and Date, as a device without a clock sends. */
+	function emailWith(sender: string, attachment: { type: string; bytes: Uint8Array }, body?: string) {
+		const encoded = Buffer.from(attachment.bytes).toString("base64").replace(/.{76}/g, "$&\r\n");
+		const relayed = new Date().toUTCString().replace("GMT", "+0000");
+		return [
+			`Received: from mfp (mfp [127.0.0.1])\r\n\tby mx.test.example (Postfix) with ESMTP id 4Xk9;\r\n\t${relayed} (UTC)`,
+			`From: <${sender}>`,
+			"Date: Thu, 01 Jan 2026 00:00:00 +0000",
+			"Message-ID: <scan@mfp-without-clock>",
+			"MIME-Version: 1.0",
+			'Content-Type: multipart/mixed; boundary="b"',
+			"",
+			"--b",
+			body ??
+				`Content-Type: ${attachment.type}; name="scan"\r\nContent-Transfer-Encoding: base64\r\n\r\n${encoded}`,
+			"--b--",
+			"",
+		].join("\r\n");
+	}
+
+	test("one Message-ID and Date, two documents: two faxes; the same document again: still one", async () => {
+		const sender = "mail-5@scan.test.example";
+		const tiff = (name: string) => Bun.file(fixturePath(`ingest/${name}`)).bytes();
+		const first = emailWith(sender, { type: "image/tiff", bytes: await tiff("fax-g3-2d.tif") });
+		const second = emailWith(sender, { type: "image/tiff", bytes: await tiff("fax-g3-2d-fine.tif") });
+		expect((await runFax(["receive-mail", "Q51"], server.env, first)).stdout).toStartWith(
+			"receive-mail: listed as",
+		);
+		expect((await runFax(["receive-mail", "Q52"], server.env, second)).stdout).toStartWith(
+			"receive-mail: listed as",
+		);
+		expect((await runFax(["receive-mail", "Q53"], server.env, first)).stdout).toStartWith(
+			"receive-mail: already listed as",
+		);
+		expect(await listedFrom(sender)).toHaveLength(2);
+	});
+
+	test("past the size limits, or the MIME limits, the listing keeps its sender and names the limit", async () => {
+		const cases = [
+			["mail-6@scan.test.example", 40 * 1024 * 1024 + 1, "file is larger than 40 MiB"],
+			["mail-7@scan.test.example", 46 * 1024 * 1024, "email is larger than 60 MiB"],
+		] as const;
+		for (const [sender, size, reason] of cases) {
+			const message = emailWith(sender, { type: "application/pdf", bytes: new Uint8Array(size) });
+			const run = await runFax(["receive-mail", "Q6"], server.env, message);
+			expect(run.stdout).toMatch(
+				new RegExp(`^receive-mail: listed as fax_\\w{12}, not processable: ${reason}\n$`),
+			);
+			expect((await listedFrom(sender)).map((fax) => [fax.from, fax.page_count])).toEqual([
+				["m***@s***.example", null],
+			]);
+		}
+		const nested = (depth: number): string =>
+			depth === 0
+				? 'Content-Type: application/pdf; name="scan.pdf"\r\n\r\n%PDF-1.4'
+				: `Content-Type: multipart/mixed; boundary="d${depth}"\r\n\r\n--d${depth}\r\n${nested(depth - 1)}\r\n--d${depth}--`;
+		const deep = emailWith("mail-8@scan.test.example", { type: "", bytes: new Uint8Array() }, nested(50));
+		expect((await runFax(["receive-mail", "Q8"], server.env, deep)).stdout).toEndWith(
+			"not processable: email nests MIME parts more than 32 deep\n",
+		);
+	});
+
 	test("without a Message-ID the queue id names the message; without either each hand-over is listed", async () => {
 		const relayedAt = Math.floor(Date.now() / 1000) - 60;
 		const message = await relayedEmail({ sender: "mail-2@scan.test.example", messageId: null, relayedAt });
@@ -138,49 +200,52 @@ describe("fax receive-hylafax", () => {
 		return path;
 	}
 
+	/** fax receive-hylafax as hand-over runs it: the queue file on standard input. */
+	function handOver(path: string) {
+		return runCommand(
+			["sh", "-c", 'exec "$0" bin/fax.ts receive-hylafax "$(basename "$1")" < "$1"', process.execPath, path],
+			{ cwd: join(import.meta.dir, "../.."), env: server.env },
+		);
+	}
+
 	test("a queue file is listed with its TSI, at its last write; handed over again, it lists nothing new", async () => {
 		const endOfCall = Math.floor(Date.now() / 1000) - 600;
 		const path = queueFax("fax000000001.tif", "+1 555 0100", endOfCall);
-		const first = await runFax(["receive-hylafax", path], server.env);
+		const first = await handOver(path);
 		expect(first.stderr).toBe("");
-		expect(first.stdout).toMatch(new RegExp(`^${path}: listed as fax_[A-Za-z0-9]{12} \\(2 pages\\)\\n$`));
+		expect(first.stdout).toMatch(/^fax000000001\.tif: listed as fax_[A-Za-z0-9]{12} \(2 pages\)\n$/);
 		const faxes = await listedFrom("+1 555 0100");
 		expect(faxes.map((fax) => [fax.from, fax.received_at])).toEqual([["+*****100", iso(endOfCall)]]);
-		const again = await runFax(["receive-hylafax", path], server.env);
-		expect(again.stdout).toBe(`${path}: already listed as ${faxes[0]?.slug}\n`);
+		const again = await handOver(path);
+		expect(again.stdout).toBe(`fax000000001.tif: already listed as ${faxes[0]?.slug}\n`);
 		expect(await listedFrom("+1 555 0100")).toEqual(faxes);
 	});
 
-	test("the sweep lists each queued fax not listed yet, once, and leaves one still being received", async () => {
-		const now = Math.floor(Date.now() / 1000);
-		queueFax("fax000000002.tif", "5550102", now - 300);
-		queueFax("fax000000003.tif", "5550103", now - 40 * 86_400);
-		const receiving = queueFax("fax000000004.tif", "5550104", now);
-		// faxgetty's lock while the call goes on.
-		const call = Bun.spawn(["flock", "--exclusive", "--no-fork", receiving, "sleep", "30"]);
-		await Bun.sleep(200);
-		const sweep = await runFax(["receive-hylafax", "--recvq", recvq], server.env);
-		call.kill();
-		expect(sweep.stderr).toBe("");
-		expect(sweep.stdout).toMatch(
-			new RegExp(`^${join(recvq, "fax000000002.tif")}: listed as fax_\\w{12} \\(2 pages\\)\\n$`),
+	test("standard input that is not the queue file itself: exit 1, one line, nothing listed", async () => {
+		const path = queueFax("fax000000002.tif", "5550102", Math.floor(Date.now() / 1000) - 300);
+		const piped = await runCommand(
+			[
+				"sh",
+				"-c",
+				'cat "$1" | exec "$0" bin/fax.ts receive-hylafax fax000000002.tif',
+				process.execPath,
+				path,
+			],
+			{ cwd: join(import.meta.dir, "../.."), env: server.env },
 		);
-		expect(await listedFrom("5550102")).toHaveLength(1);
-		expect(await listedFrom("5550103")).toEqual([]);
-		expect(await listedFrom("5550104")).toEqual([]);
-		await call.exited;
-		const next = await runFax(["receive-hylafax", "--recvq", recvq], server.env);
-		expect(next.stdout).toMatch(/fax000000004\.tif: listed as/);
-		expect((await runFax(["receive-hylafax", "--recvq", recvq], server.env)).stdout).toBe("");
-		expect(await listedFrom("5550102")).toHaveLength(1);
-		expect(await listedFrom("5550104")).toHaveLength(1);
+		expect(piped.code).toBe(1);
+		expect(piped.stderr).toBe(
+			"fax000000002.tif: not listed yet, kept in the receive queue for the next sweep: standard input is not the queue file itself\n",
+		);
+		expect(await listedFrom("5550102")).toEqual([]);
+		expect((await runFax(["receive-hylafax", "../etc/passwd"], server.env)).code).toBe(2);
 	});
 
 	test("the same name with another last write is another fax: HylaFAX's sequence numbers wrap", async () => {
 		const path = queueFax("fax000000005.tif", "5550105", Math.floor(Date.now() / 1000) - 200);
-		expect((await runFax(["receive-hylafax", path], server.env)).code).toBe(0);
+		expect((await handOver(path)).code).toBe(0);
 		queueFax("fax000000005.tif", "5550105", Math.floor(Date.now() / 1000) - 100);
-		expect((await runFax(["receive-hylafax", path], server.env)).code).toBe(0);
+		expect((await handOver(path)).code).toBe(0);
 		expect(await listedFrom("5550105")).toHaveLength(2);
 	});
 });

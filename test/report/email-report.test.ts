@@ -12,6 +12,7 @@ function email(firstReceived: string | null, contentType: string | null = "appli
 		relayedAt: null,
 		firstReceived,
 		attachment: { filename: "scan.pdf", bytes: PDF, contentType },
+		searchLimit: null,
 	};
 }
 

@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config.ts";
-import { MAX_INPUT_BYTES } from "../../document/index.ts";
+import { MAX_EMAIL_BYTES } from "../../document/index.ts";
 import { createFaxPresenter, parseOffsetDateTime } from "../../fax/index.ts";
 import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
 import { storeReceived } from "../store-received.ts";
@@ -68,12 +68,13 @@ cannot be read, or the files cannot be written: nothing was recorded),
 
 		let bytes: Uint8Array;
 		try {
-			// One byte past the limit is enough to know the input is too large.
+			// One byte past the limit is enough to know the input is too large;
+			// an email may be larger than a document (its attachment in base64).
 			bytes =
 				input === "-"
-					? await io.readStdin(MAX_INPUT_BYTES + 1)
+					? await io.readStdin(MAX_EMAIL_BYTES + 1)
 					: await Bun.file(input)
-							.slice(0, MAX_INPUT_BYTES + 1)
+							.slice(0, MAX_EMAIL_BYTES + 1)
 							.bytes();
 		} catch {
 			io.err(`ingest: ${input}: cannot be read; nothing was recorded`);

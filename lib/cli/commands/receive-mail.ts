@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config.ts";
-import { MAX_INPUT_BYTES } from "../../ingest/index.ts";
+import { MAX_EMAIL_BYTES } from "../../ingest/index.ts";
 import { errorMessage } from "../../util/index.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
 import { storeReceived } from "../store-received.ts";
@@ -28,7 +28,7 @@ message and tries again; the reason is on standard error.`,
 		const queueId = positionals[0] || null;
 		try {
 			const config = loadConfig(io.env);
-			const bytes = await io.readStdin(MAX_INPUT_BYTES + 1);
+			const bytes = await io.readStdin(MAX_EMAIL_BYTES + 1);
 			const received = await storeReceived(
 				config,
 				{ bytes, filename: null, source: "email", relayed: { queueId } },

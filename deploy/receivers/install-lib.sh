@@ -1,0 +1,311 @@
+# shellcheck shell=sh disable=SC2154 # its variables are install.sh's
+# The steps of install.sh (sourced by it; its variables are set). Each step
+# checks before it changes, says what it changed, and changes nothing the
+# second time.
+
+# put_file DEST MODE OWNER: DEST gets standard input's text. A DEST this
+# script wrote before (its checksum is in $STATE) or that differs only in
+# comments is replaced; any other DEST that differs stops the run.
+put_file() {
+	dest=$1
+	tmp=$(mktemp)
+	cat >"$tmp"
+	record=$STATE/$(printf '%s' "$dest" | tr / _)
+	if [ -e "$dest" ] && ! cmp -s "$tmp" "$dest"; then
+		ours=no
+		[ -f "$record" ] && [ "$(sha256sum <"$dest")" = "$(cat "$record")" ] && ours=yes
+		[ "$(grep -v '^#' "$dest")" = "$(grep -v '^#' "$tmp")" ] && ours=yes
+		if [ "$ours" = no ]; then
+			rm -f "$tmp"
+			die "$dest was changed by someone else: not overwriting it (move it away, or merge it into install.sh's version)"
+		fi
+	fi
+	if ! cmp -s "$tmp" "$dest" 2>/dev/null; then
+		install -m "$2" -o "${3%:*}" -g "${3#*:}" "$tmp" "$dest"
+		say "wrote $dest"
+	fi
+	rm -f "$tmp"
+	install -d -m 0700 "$STATE"
+	sha256sum <"$dest" >"$record"
+	set_mode "$dest" "$2" "$3"
+}
+
+# set_mode PATH MODE OWNER: as given, said when it was not.
+set_mode() {
+	if [ "$(stat -c '%a %U:%G' "$1")" != "$(printf '%o' "0$2") $3" ]; then
+		chown "$3" "$1"
+		chmod "$2" "$1"
+		say "$1 made $3 mode $2"
+	fi
+}
+
+check_app() {
+	[ -x "$app/bin/testfax" ] || die "$app/bin/testfax is missing: --app names a checkout of testfax-api"
+	[ -x "$app/node_modules/.bin/bun" ] || die "$app has no node_modules/.bin/bun: run npm ci there first"
+}
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+
+install_packages() {
+	wanted="postfix hylafax-server hylafax-client cron sudo ssl-cert util-linux"
+	[ -z "$soft_modems" ] || wanted="$wanted iaxmodem"
+	[ "$systemd" = yes ] || wanted="$wanted busybox"
+	missing=""
+	for package in $wanted; do installed "$package" || missing="$missing $package"; done
+	[ -n "$missing" ] || return 0
+	# Postfix's one question, answered: a mail server of its own; its mail
+	# name is this host's, never the fax domain (that would make it local).
+	printf '%s\n' "postfix postfix/main_mailer_type select Internet Site" \
+		"postfix postfix/mailname string $(hostname --fqdn 2>/dev/null || hostname)" | debconf-set-selections
+	apt-get update -qq
+	# shellcheck disable=SC2086 # one word per package
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+	say "installed$missing"
+}
+
+make_service_user() {
+	if ! id -u testfax >/dev/null 2>&1; then
+		useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin testfax
+		say "made the user testfax"
+	fi
+	# Earlier set-ups shared the group uucp; it lets the API write HylaFAX's spool.
+	if id -nG testfax | tr ' ' '\n' | grep -qx uucp; then
+		gpasswd -d testfax uucp >/dev/null
+		say "took testfax out of the group uucp"
+	fi
+}
+
+install_settings() {
+	install -d -m 0755 /etc/testfax-api
+	if [ ! -e "$SETTINGS" ]; then
+		install -m 0640 -o root -g testfax "$HERE/testfax.env" "$SETTINGS"
+		say "wrote $SETTINGS (edit it: docs/operations.md)"
+	fi
+	# Secrets (a Redis password) are for the service's user alone.
+	set_mode "$SETTINGS" 0640 root:testfax
+}
+
+# shellcheck source=/dev/null # the operator's settings file
+setting() { (set -a && . "$SETTINGS" && eval "printf '%s' \"\${$1:-}\""); }
+
+# The items of a Postfix list, one a line.
+items() { tr -s ', \t' '\n' | grep -v '^$'; }
+
+make_data_dirs() {
+	for dir in "$(dirname -- "$(setting DATABASE_PATH)")" "$(setting STORAGE_DIR)"; do
+		if [ "$dir" = "" ] || [ "$dir" = . ]; then die "$SETTINGS sets no DATABASE_PATH or STORAGE_DIR"; fi
+		if [ ! -d "$dir" ]; then
+			install -d -m 2770 -o testfax -g testfax "$dir"
+			say "made $dir"
+		fi
+		set_mode "$dir" 2770 testfax:testfax
+		# Files of a set-up that shared them with uucp: the service's only.
+		if [ -n "$(find "$dir" ! -group testfax -print -quit)" ]; then
+			find "$dir" ! -group testfax -exec chgrp -h testfax {} +
+			say "gave the group testfax every file of $dir"
+		fi
+	done
+}
+
+# postconf_set NAME VALUE: set unless it holds VALUE; refuse an operator's own.
+postconf_set() {
+	current=$(postconf -h "$1")
+	[ "$current" != "$2" ] || return 0
+	if postconf -n "$1" | grep -q . && [ "$current" != "${3-}" ]; then
+		die "Postfix's $1 is \"$current\", set by someone else; install.sh wants \"$2\" (set it, or take it out of main.cf)"
+	fi
+	postconf -e "$1 = $2"
+	say "Postfix: $1 = $2"
+	postfix_changed=yes
+}
+
+# postconf_add NAME ITEM: ITEM added to the list NAME unless it is in it.
+postconf_add() {
+	current=$(postconf -h "$1")
+	printf '%s\n' "$current" | items | grep -qxF "$2" && return 0
+	postconf -e "$1 = ${current:+$current, }$2"
+	say "Postfix: $2 added to $1"
+	postfix_changed=yes
+}
+
+configure_postfix() {
+	postfix_changed=no
+	domains=$(for a in $addresses; do printf '%s\n' "${a#*@}"; done | sort -u)
+	install -d -m 0755 /etc/postfix/testfax
+	for a in $addresses; do printf '%s\ttestfax:\n' "$a"; done | put_file /etc/postfix/testfax/transport 0644 root:root
+	for a in $addresses; do printf '%s\tOK\n' "$a"; done | put_file /etc/postfix/testfax/relay_recipients 0644 root:root
+	for map in transport relay_recipients; do
+		source=/etc/postfix/testfax/$map
+		if [ ! -e "$source.db" ] || [ -n "$(find "$source" -newer "$source.db")" ]; then
+			postmap "/etc/postfix/testfax/$map"
+			postfix_changed=yes
+		fi
+	done
+	postconf_add transport_maps hash:/etc/postfix/testfax/transport
+	postconf_add relay_recipient_maps hash:/etc/postfix/testfax/relay_recipients
+	for domain in $domains; do
+		postconf_add relay_domains "$domain"
+		keep_out_of_mydestination "$domain"
+	done
+	postconf_set inet_interfaces "$interfaces" localhost
+	postconf_set enable_long_queue_ids yes
+	# A 40 MiB attachment is about 55 MiB in base64 (docs/operations.md).
+	postconf_set message_size_limit 62914560 10240000
+	mailbox=$(postconf -h mailbox_size_limit)
+	[ "$mailbox" -eq 0 ] || [ "$mailbox" -ge 62914560 ] ||
+		die "Postfix's mailbox_size_limit ($mailbox) is below message_size_limit 62914560: raise it or set it to 0"
+	configure_postfix_tls
+	# Without systemd's journal, a file: an operator's own choice stays,
+	# unless its folder is gone (Postfix would not start).
+	log=$(postconf -h maillog_file)
+	[ -z "$log" ] || [ -d "$(dirname -- "$log")" ] || postconf_set maillog_file /var/log/mail.log "$log"
+	[ "$systemd" = yes ] || [ -n "$(postconf -h maillog_file)" ] || postconf_set maillog_file /var/log/mail.log
+	configure_pipe
+	if [ "$postfix_changed" = yes ] && postfix status >/dev/null 2>&1; then
+		out=$(postfix reload 2>&1) || die "postfix reload failed: $out"
+		say "Postfix reloaded"
+	fi
+}
+
+keep_out_of_mydestination() {
+	listed=$(postconf -h mydestination | items)
+	if printf '%s\n' "$listed" | grep -qxF "$1"; then
+		postconf -e "mydestination = $(printf '%s\n' "$listed" | grep -vxF "$1" | paste -sd, - | sed 's/,/, /g')"
+		say "Postfix: $1 taken out of mydestination (a local domain never reaches the fax transport)"
+		postfix_changed=yes
+	fi
+	postconf -x -h mydestination | items | grep -qxF "$1" &&
+		die "Postfix's mydestination makes $1 local (through \$myhostname or \$mydomain): give this host another name, or the fax addresses another domain"
+	return 0
+}
+
+configure_postfix_tls() {
+	postconf_set smtpd_tls_received_header yes
+	[ -z "$(postconf -h smtpd_tls_cert_file)" ] || return 0
+	[ -e /etc/ssl/certs/ssl-cert-snakeoil.pem ] || make-ssl-cert generate-default-snakeoil
+	postconf_set smtpd_tls_cert_file /etc/ssl/certs/ssl-cert-snakeoil.pem
+	postconf_set smtpd_tls_key_file /etc/ssl/private/ssl-cert-snakeoil.key
+	postconf_set smtpd_tls_security_level may
+}
+
+# The pipe of master.cf, as testfax with its own group only.
+configure_pipe() {
+	want="testfax unix - n n - - pipe user=testfax argv=$HERE/postfix/testfax-mail \${queue_id}"
+	have=$(postconf -M testfax/unix 2>/dev/null | tr -s ' \t' '  ')
+	[ "$have" != "$want" ] || return 0
+	# The line of the file-by-file set-up of earlier docs is ours to replace.
+	case $have in
+	'' | *"user=testfax:uucp argv=$HERE/postfix/testfax-mail \${queue_id}") ;;
+	*) die "master.cf's testfax service was changed by someone else: not overwriting \"$have\"" ;;
+	esac
+	postconf -M "testfax/unix=$want"
+	say "Postfix: master.cf service testfax, user=testfax"
+	postfix_changed=yes
+}
+
+iaxmodem_config() {
+	port=$((4570 + ${1#ttyIAX}))
+	server=127.0.0.1
+	# The second modem dials the first directly: no PBX.
+	[ "$1" = ttyIAX0 ] || server=127.0.0.1:4570
+	printf '%s\n' "# Written by testfax-api's deploy/receivers/install.sh." "device /dev/$1" \
+		"owner uucp:uucp" "mode 660" "port $port" "refresh 0" "server $server" "peername iaxmodem" \
+		"secret password" "cidname Test Sender" "cidnumber 15550100" "codec slinear"
+}
+
+configure_hylafax() {
+	faxrcvd="FaxRcvdCmd: $HERE/hylafax/faxrcvd"
+	for tty in $soft_modems; do
+		install -d -m 0755 /etc/iaxmodem
+		iaxmodem_config "$tty" | put_file "/etc/iaxmodem/$tty" 0644 root:root
+		{
+			echo "# Written by testfax-api's deploy/receivers/install.sh, from iaxmodem's example."
+			grep -v '^#' /usr/share/doc/iaxmodem/examples/config.ttyIAX | grep -v '^$'
+			[ "$tty" != ttyIAX0 ] || echo "$faxrcvd"
+		} | put_file "/etc/hylafax/config.$tty" 0644 root:root
+	done
+	[ -n "$soft_modems" ] || for modem in $modems; do add_faxrcvdcmd "$modem"; done
+	install -d -m 0700 -o uucp -g uucp "$SPOOL/recvq/listed"
+	# Made by whoever numbers first: by root (a send by hand), uucp could not
+	# number the next call, and faxgetty's session log would be missing.
+	for seqf in "$SPOOL/log/seqf" "$SPOOL/recvq/seqf"; do
+		[ -e "$seqf" ] && continue
+		echo 0 >"$seqf"
+		chown uucp:uucp "$seqf"
+		say "made $seqf"
+	done
+	# Files root left (a daemon or a send started by hand) that uucp must
+	# reopen: the sequence files, and faxes to hand over.
+	rooted=$(find "$SPOOL/log/seqf" "$SPOOL/recvq" -maxdepth 1 \( -name seqf -o -name 'fax*.tif' \) -user root)
+	if [ -n "$rooted" ]; then
+		printf '%s\n' "$rooted" | xargs chown uucp:uucp
+		say "gave uucp what root had left in the spool: $(printf "%s" "$rooted" | tr "\n" " ")"
+	fi
+	copy_hylafax_config
+}
+
+add_faxrcvdcmd() {
+	config=/etc/hylafax/config.$1
+	[ -f "$config" ] || die "no $config: set the modem $1 up first (faxaddmodem $1)"
+	have=$(grep '^FaxRcvdCmd:' "$config" || true)
+	[ "$(printf '%s' "$have" | tr -s ' \t' '  ')" != "$faxrcvd" ] || return 0
+	[ -z "$have" ] || die "$config runs its own FaxRcvdCmd ($have): not replacing it"
+	printf '%s\n' "$faxrcvd" >>"$config"
+	say "$config: $faxrcvd"
+}
+
+# Without systemd nothing bind-mounts /etc/hylafax into the spool: a copy,
+# made after every change there, or faxgetty reads the old one.
+copy_hylafax_config() {
+	mountpoint -q "$SPOOL/etc" && return 0
+	if diff -r /etc/hylafax "$SPOOL/etc" 2>/dev/null | grep -qv "^Only in $SPOOL/etc"; then
+		cp -a /etc/hylafax/. "$SPOOL/etc"
+		say "copied /etc/hylafax to $SPOOL/etc"
+	fi
+}
+
+install_hand_over() {
+	for path in "$app" "$HAND_OVER" "$HERE/hylafax/faxrcvd" "$HERE/postfix/testfax-mail" "$app/bin/testfax"; do
+		for user in uucp testfax; do
+			! setpriv --reuid="$user" --regid="$user" --init-groups test -w "$path" ||
+				die "$user may write $path: the hand-over would let it run anything as testfax"
+		done
+	done
+	tmp=$(mktemp)
+	{
+		echo "# Written by testfax-api's deploy/receivers/install.sh: HylaFAX's faxrcvd (uucp)"
+		echo "# hands a received fax to the service's user, with this one command only."
+		echo "# No terminal, no PAM session: standard input stays the received file, and"
+		echo "# the hand-over does not wait for a session to open (docs/decisions.md)."
+		echo "Defaults!$HAND_OVER !use_pty, !pam_session"
+		echo "uucp ALL=(testfax) NOPASSWD: $HAND_OVER"
+	} >"$tmp"
+	visudo -cqf "$tmp" || die "sudoers rule for $HAND_OVER refused by visudo"
+	put_file /etc/sudoers.d/testfax 0440 root:root <"$tmp"
+	rm -f "$tmp"
+	{
+		echo "# Written by testfax-api's deploy/receivers/install.sh."
+		echo "# Every minute: hand over the received faxes whose first hand-over failed."
+		echo "* * * * * uucp $HERE/hylafax/faxrcvd"
+		echo "# Daily: the received files handed over, kept 30 days."
+		echo "17 4 * * * uucp find $SPOOL/recvq/listed -name 'fax*.tif' -mtime +30 -delete"
+	} | put_file /etc/cron.d/testfax 0644 root:root
+}
+
+install_unit() {
+	[ "$systemd" = yes ] || return 0
+	{
+		echo "# Written by testfax-api's deploy/receivers/install.sh."
+		echo "[Unit]"
+		echo "Description=testfax-api"
+		echo "After=network-online.target redis-server.service"
+		echo "[Service]"
+		echo "User=testfax"
+		echo "Group=testfax"
+		echo "ExecStart=$app/bin/testfax server"
+		echo "Restart=on-failure"
+		echo "[Install]"
+		echo "WantedBy=multi-user.target"
+	} | put_file /etc/systemd/system/testfax-api.service 0644 root:root
+	systemctl daemon-reload
+}
