@@ -5,8 +5,9 @@ import type { EmailReport } from "./report.ts";
 //   from HELO (NAME [ADDRESS]) ... by HOST (Postfix) with PROTOCOL id QUEUEID ...
 // and, with smtpd_tls_received_header = yes, right after the first line
 //   (using PROTOCOL with cipher CIPHER (USED/ALGORITHM bits) ...)
-// NAME is the client's verified reverse-DNS name, or "unknown" (smtpd.c).
-const FROM = /^\s*from\s+\S+\s+\((\S+)\s+\[[^\]]*\]\)/i;
+// NAME is the client's verified reverse-DNS name, or "unknown" (smtpd.c):
+// always so on a host whose chrooted smtpd cannot resolve (Debian's default).
+const FROM = /^\s*from\s+(\S+)\s+\((\S+)\s+\[[^\]]*\]\)/i;
 const TLS = /\(using\s+(\S+)\s+with\s+cipher\s+(\S+)\s+\((\d+)\/\d+\s+bits\)/i;
 // RFC 3848: a with-protocol ending in S (ESMTPS, ESMTPSA, UTF8SMTPS…) means TLS.
 const WITH = /\swith\s+([A-Z0-9]+)\b/i;
@@ -30,6 +31,19 @@ function tlsOf(received: string): EmailReport["tls"] {
 	return /SA?$/.test(protocol) ? { protocol: "TLS", cipher: null, bits: null } : "none";
 }
 
+/**
+ * The sending host: its verified name; without one, the name it gave itself
+ * (HELO), said to be just that. The address stays off the page.
+ */
+function relayHostOf(received: string): string | null {
+	const from = FROM.exec(received);
+	if (!from) return null;
+	const [, helo = "", verified = ""] = from;
+	if (verified.toLowerCase() !== "unknown") return verified;
+	const named = helo.replace(UNSAFE, "").slice(0, MAX_NAME);
+	return `${named} (the name it gave itself; no verified name)`;
+}
+
 /** The T.37 simple mode marks its TIFF-F as `image/tiff; application=faxbw` (RFC 3302). */
 function testKind(format: string | null, contentType: string | null): EmailReport["test"] {
 	if (format === "pdf") return "pdf";
@@ -51,7 +65,7 @@ export function emailReport(email: FaxEmail, format: string | null, relayedByUs:
 		mimeType: contentType === null ? null : contentType.replace(/\s+/g, " ").toLowerCase().slice(0, 200),
 		attachmentName: attachment?.filename ? safeFileName(attachment.filename) : null,
 		attachmentBytes: attachment?.bytes.byteLength ?? null,
-		relayHost: received === null ? null : (FROM.exec(received)?.[1] ?? null),
+		relayHost: received === null ? null : relayHostOf(received),
 		tls: received === null ? null : tlsOf(received),
 	};
 }

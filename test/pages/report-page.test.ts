@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Page } from "playwright-core";
 import { parseFaxEmail } from "../../lib/document/index.ts";
 import { useBrowser } from "../../testkit/browser.ts";
@@ -36,13 +36,17 @@ function slugOf(stdout: string): string {
 }
 
 /** A fixture as HylaFAX hands it over: a queue file written just now. */
+let calls = 0;
+
 async function receivedByPhone(name: string): Promise<{ slug: string; path: string }> {
-	const path = join(dir, name.replace(/^hylafax-/, "fax-"));
+	// Named as HylaFAX names its queue files, one a call.
+	const path = join(dir, `fax${String(++calls).padStart(9, "0")}.tif`);
 	copyFileSync(fixture(name), path);
 	// Written now by this process's clock: the file system's own clock is not faked (test:any-date).
 	const now = new Date();
 	utimesSync(path, now, now);
-	const result = await runFax(["receive-hylafax", path], server.env);
+	// As deploy/receivers/hylafax/hand-over runs it: the queue file itself on standard input.
+	const result = await runFax(["receive-hylafax", basename(path)], server.env, Bun.file(path));
 	expect(result.code).toBe(0);
 	return { slug: slugOf(result.stdout), path };
 }
@@ -177,7 +181,9 @@ describe("the transmission report of an email test", () => {
 		expect(missingHtml).toContain(
 			'<p id="problem"><strong>Not processable:</strong> The email has no PDF or TIFF attachment.</p>',
 		);
-		expect(pageDetails(missingHtml)["Sending mail host"]).toBe("unknown");
+		expect(pageDetails(missingHtml)["Sending mail host"]).toBe(
+			"a (the name it gave itself; no verified name)",
+		);
 		const hostile = (await Bun.file(fixture("t37-tiff-f.eml")).text()).replace(
 			'filename="fax 0142.tif"',
 			'filename="C:\\\\scans\\\\<img src=x onerror=alert(1)>\u202Efit.exe"',

@@ -34,7 +34,10 @@ describe("what our Postfix's Received header says", () => {
 		const tls = report(
 			email("from helo.example (unknown [192.0.2.1]) by mx (Postfix) with ESMTPS id 1; date"),
 		);
-		expect(tls).toMatchObject({ relayHost: "unknown", tls: { protocol: "TLS", cipher: null, bits: null } });
+		expect(tls).toMatchObject({
+			relayHost: "helo.example (the name it gave itself; no verified name)",
+			tls: { protocol: "TLS", cipher: null, bits: null },
+		});
 		const plain = report(
 			email("from helo.example (host.example [192.0.2.1]) by mx (Postfix) with ESMTP id 1; date"),
 		);
