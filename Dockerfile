@@ -12,6 +12,7 @@ RUN --mount=type=secret,id=npm_ca \
 	if [ -f /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi \
 	&& npm ci --omit=dev --no-audit --no-fund \
 	&& node runtime-modules.mjs | xargs rm -rf \
+	&& find node_modules -mindepth 1 -maxdepth 1 -name '@*' -type d -empty -delete \
 	&& rm -rf /root/.npm
 
 FROM oven/bun:1.4-slim

@@ -7,6 +7,12 @@ const ROOT = join(import.meta.dir, "..");
 const INSTALL_HINT =
 	"podman is not installed; install it with `apt-get update && apt-get install -y podman buildah runc netavark aardvark-dns mmdebstrap podman-compose`";
 
+export interface CommandOptions {
+	cwd?: string;
+	env?: Record<string, string>;
+	stdin?: string | Blob;
+}
+
 export interface Podman {
 	/** The environment that points podman, buildah and podman-compose at this store. */
 	env: Record<string, string>;
@@ -14,8 +20,8 @@ export interface Podman {
 	run(args: string[], stdin?: string | Blob): Promise<CommandResult>;
 	/** `podman ARGS`; its standard output, trimmed, or an error with its standard error. */
 	ok(args: string[], stdin?: string | Blob): Promise<string>;
-	/** Any command in this store's environment, from the repository's root. */
-	command(command: string[], cwd?: string): Promise<CommandResult>;
+	/** Any command in this store's environment (plus `env`), from the repository's root unless `cwd`. */
+	command(command: string[], options?: CommandOptions): Promise<CommandResult>;
 	/** Removes every container, image, volume and network of the store, then the store. */
 	remove(): Promise<void>;
 }
@@ -79,17 +85,17 @@ export async function startPodman(): Promise<Podman> {
 		CONTAINERS_CONF: join(dir, "containers.conf"),
 		CONTAINERS_STORAGE_CONF: join(dir, "storage.conf"),
 	};
-	const command = (argv: string[], cwd = ROOT, stdin?: string | Blob) =>
+	const command = (argv: string[], { cwd = ROOT, env: extra = {}, stdin }: CommandOptions = {}) =>
 		outputOf(
 			Bun.spawn(argv, {
 				cwd,
-				env,
+				env: { ...env, ...extra },
 				stdin: stdin === undefined ? "ignore" : typeof stdin === "string" ? new Blob([stdin]) : stdin,
 				stdout: "pipe",
 				stderr: "pipe",
 			}),
 		);
-	const run = (args: string[], stdin?: string | Blob) => command(["podman", ...args], ROOT, stdin);
+	const run = (args: string[], stdin?: string | Blob) => command(["podman", ...args], { stdin });
 	const ok = async (args: string[], stdin?: string | Blob) => {
 		const result = await run(args, stdin);
 		if (result.code !== 0) throw new Error(`podman ${args.join(" ")}: exit ${result.code}: ${result.stderr}`);

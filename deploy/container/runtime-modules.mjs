@@ -1,6 +1,6 @@
 // Lists the installed packages (node_modules paths) the server never loads,
 // from package-lock.json: what production dependencies reach, not following
-// the type-only peers (TypeScript, Bun's types) nor redoc's own dependencies
+// type declarations (TypeScript, Bun's types, any @types/) nor redoc's own dependencies
 // (the server sends redoc's prebuilt standalone bundle and loads none of its
 // code). Run in the image's dependency stage after `npm ci --omit=dev`:
 // `node deploy/container/runtime-modules.mjs | xargs rm -rf`.
@@ -32,7 +32,7 @@ while (queue.length > 0) {
 	if (BUNDLE_ONLY.has(name)) continue;
 	const wanted = { ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies };
 	for (const dependency of Object.keys(wanted)) {
-		if (TYPE_ONLY.has(dependency)) continue;
+		if (TYPE_ONLY.has(dependency) || dependency.startsWith("@types/")) continue;
 		const found = resolve(path, dependency);
 		if (found !== null && !packages[found].dev && !reached.has(found)) {
 			reached.add(found);
