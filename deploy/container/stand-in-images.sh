@@ -154,7 +154,17 @@ make_services() {
 	EOF
 }
 
+# The services' root file system is made beside the others' (two mmdebstrap
+# runs at once: about 40 s less on a fresh machine).
+services_rootfs=""
+if ! { has_image docker.io/library/nginx:1.28-alpine && has_image docker.io/library/redis:7-alpine; }; then
+	rootfs bookworm-services nginx,redis-server &
+	services_rootfs=$!
+fi
 make_debian
 make_node
 make_bun
+if [ -n "$services_rootfs" ]; then
+	wait "$services_rootfs"
+fi
 make_services
