@@ -62,7 +62,12 @@ export function composeTests(podman: () => Podman): void {
 			await compose(["down", "-t", "15", "-v"]).catch((error) => console.error(String(error)));
 		}, 120_000);
 
-		/** The counts in Redis forgotten, so that each scenario starts with a full window. */
+		/**
+		 * The counts in Redis forgotten, so that each scenario starts with a full
+		 * window. An instance remembers a refused key itself until its window ends
+		 * (lib/rate-limit/refused-keys.ts), so the scenario that uses up the count
+		 * comes last.
+		 */
 		const freshCounts = () => podman().ok(["exec", `${PROJECT}_redis_1`, "redis-cli", "FLUSHALL"]);
 		const held = () => Promise.all(instances.map((instance) => heldOn(instance.admin)));
 
