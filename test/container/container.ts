@@ -109,8 +109,9 @@ test("the image holds what the server loads, and not the build's CA", async () =
 	).toEqual([]);
 	expect([secrets, caFiles ?? [""]]).toEqual([[""], [""]]);
 	console.log(`host CAs looked for in the image: ${caPatterns.length / 2}`);
-	// 176 MB before the image was made to hold only what the server loads, 77 MB after.
-	expect(projectLayers).toBeLessThan(100e6);
+	// 176 MB before the image was made to hold only what the server loads, 77 MB after
+	// (108 MB with Litestream's binary, an optional dependency since issue 33).
+	expect(projectLayers).toBeLessThan(120e6);
 });
 
 let first: Awaited<ReturnType<typeof runImage>>;
