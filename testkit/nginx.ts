@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { freePort } from "./ports.ts";
 
 const PROXY_CONF = join(import.meta.dir, "../deploy/nginx/proxy.conf");
+const METHODS_CONF = join(import.meta.dir, "../deploy/nginx/methods.conf");
 const INSTALL_HINT = "nginx is not installed; install it with `apt-get update && apt-get install -y nginx`";
 
 export interface Nginx {
@@ -12,8 +13,9 @@ export interface Nginx {
 
 /**
  * Runs the real nginx in the foreground on a loopback port in front of the
- * given upstream ports, with the deployment's proxy settings
- * (deploy/nginx/proxy.conf) and every file it writes inside `dir`.
+ * given upstream ports, with the deployment's proxy settings and answers to
+ * methods the API does not serve (deploy/nginx/proxy.conf, methods.conf) and
+ * every file it writes inside `dir`.
  * `X-Upstream` names the instance that answered, for tests.
  */
 export async function startNginx(dir: string, upstreamPorts: number[]): Promise<Nginx> {
@@ -46,6 +48,7 @@ http {
 	}
 	server {
 		listen 127.0.0.1:${port};
+		include ${METHODS_CONF};
 		location / {
 			proxy_pass http://testfax_api;
 			include ${PROXY_CONF};
