@@ -488,6 +488,35 @@ describe("HylaFAX", () => {
 	}
 });
 
+describe("the cron sweep beside another hand-over of the same fax", () => {
+	test("a fax listed and moved away by another hand-over while the sweep reaches it is not listed again, nor an empty file in its place", async () => {
+		const queueFile = `fax8${String(Date.now()).slice(-8)}.tif`;
+		requeue(firstTiff, queueFile, { keepTime: false });
+		// A call that ended two minutes ago: a file made now has another receipt key.
+		const ended = new Date(Date.now() - 120_000);
+		utimesSync(join(RECVQ, queueFile), ended, ended);
+		sh(faxgettyRuns(`recvq/${queueFile}`));
+		const phoneBefore = await phoneFaxes();
+		// Back in the queue as the sweep's find saw it, before the other hand-over moved it.
+		requeue(join(LISTED, queueFile), queueFile, { keepTime: true });
+		// The other hand-over moves the file the moment this sweep asks for the lock.
+		const wrap = sh(["mktemp", "-d", "/var/tmp/testfax-sweep-XXXXXX"]).trim();
+		writeFileSync(
+			join(wrap, "flock"),
+			`#!/bin/sh\nmv -f ${join(RECVQ, queueFile)} ${join(LISTED, queueFile)}\nexec /usr/bin/flock "$@"\n`,
+			{ mode: 0o755 },
+		);
+		sh(["chmod", "0755", wrap]);
+		try {
+			sh(asUser("uucp", [`PATH=${wrap}:/usr/bin:/bin`, `${APP}/deploy/receivers/hylafax/faxrcvd`]));
+		} finally {
+			rmSync(wrap, { recursive: true, force: true });
+		}
+		expect(await phoneFaxes()).toEqual(phoneBefore);
+		expect(readdirSync(RECVQ).filter((name) => name.startsWith("fax"))).toEqual([]);
+	});
+});
+
 describe("least privilege, checked as each user", () => {
 	test("HylaFAX's user, uucp, which every HylaFAX daemon runs as, can neither write the database, the stored files nor the settings, nor read the settings", () => {
 		for (const daemon of ["faxq", "hfaxd"])
