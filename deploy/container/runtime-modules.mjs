@@ -1,12 +1,15 @@
 // Lists the installed packages (node_modules paths) the server never loads,
 // from package-lock.json: what production dependencies reach, not following
-// type declarations (TypeScript, Bun's types, any @types/) nor redoc's own dependencies
+// type declarations (TypeScript, Bun's types, any @types/), Litestream's binary
+// nor redoc's own dependencies
 // (the server sends redoc's prebuilt standalone bundle and loads none of its
 // code). Run in the image's dependency stage after `npm ci --omit=dev`:
 // `node deploy/container/runtime-modules.mjs | xargs rm -rf`.
 import { readFileSync } from "node:fs";
 
 const TYPE_ONLY = new Set(["typescript", "@types/bun", "bun-types"]);
+// Litestream replicates beside the server (deploy/replication), never inside this image.
+const BESIDE_THE_SERVER = new Set(["@flydotio/litestream-linux-x64"]);
 const BUNDLE_ONLY = new Set(["redoc"]);
 
 const lock = JSON.parse(readFileSync("package-lock.json", "utf8"));
@@ -32,7 +35,8 @@ while (queue.length > 0) {
 	if (BUNDLE_ONLY.has(name)) continue;
 	const wanted = { ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies };
 	for (const dependency of Object.keys(wanted)) {
-		if (TYPE_ONLY.has(dependency) || dependency.startsWith("@types/")) continue;
+		if (TYPE_ONLY.has(dependency) || BESIDE_THE_SERVER.has(dependency) || dependency.startsWith("@types/"))
+			continue;
 		const found = resolve(path, dependency);
 		if (found !== null && !packages[found].dev && !reached.has(found)) {
 			reached.add(found);
