@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { bunIn } from "./checkout-mount.ts";
 import { childEnv } from "./child-env.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -16,12 +17,18 @@ export interface ServerProcessOptions {
 	logFile?: string;
 	/** A command the server runs under (`strace -o …`), its arguments first. */
 	wrapper?: string[];
+	/**
+	 * This checkout seen at another path (a bind mount another user can reach,
+	 * testkit/checkout-mount.ts): the server and its Bun run from there.
+	 */
+	app?: string;
 }
 
 /** Runs a server script of this project on a free loopback port. */
 export function spawnServer(env: Record<string, string>, options: ServerProcessOptions = {}) {
-	return Bun.spawn([...(options.wrapper ?? []), process.execPath, options.script ?? "bin/server.ts"], {
-		cwd: ROOT,
+	const app = options.app ?? ROOT;
+	return Bun.spawn([...(options.wrapper ?? []), bunIn(app), options.script ?? "bin/server.ts"], {
+		cwd: app,
 		env: childEnv({ HOST: "127.0.0.1", PORT: "0", ADMIN_PORT: "0", ...env }),
 		// A file leaves no stream to read, as "ignore" does.
 		stdout: (options.logFile === undefined ? (options.stdout ?? "ignore") : Bun.file(options.logFile)) as

@@ -9,15 +9,18 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, chownSync, copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { mountCheckout } from "../../testkit/checkout-mount.ts";
 import { childEnv } from "../../testkit/child-env.ts";
 import { runCommand } from "../../testkit/processes.ts";
 import { makeTempDir } from "../../testkit/server.ts";
 import { startServerProcess } from "../../testkit/server-process.ts";
 import { type SftpHost, startSftpHost } from "../../testkit/sftp-host.ts";
 
-const ROOT = join(import.meta.dir, "../..");
+// The service user runs the checkout, fixtures included, from where it can reach it.
+const checkout = mountCheckout();
+const APP = checkout.app;
 const INPUTS = ["fax-g3-2d.tif", "scan-to-email.eml", "fax-g3-2d-fine.tif"].map((name) =>
-	join(ROOT, "fixtures/ingest", name),
+	join(APP, "fixtures/ingest", name),
 );
 /** The loss window the docs promise (RPO): a fax committed this long before the loss is restored. */
 const WINDOW_MS = 5000;
@@ -72,7 +75,7 @@ function host(name: string): Host {
 }
 
 function fax(h: Host, args: string[]) {
-	return runCommand([...AS_SERVICE_USER, process.execPath, "bin/fax.ts", ...args], { cwd: ROOT, env: h.env });
+	return runCommand([...AS_SERVICE_USER, checkout.bun, "bin/fax.ts", ...args], { cwd: APP, env: h.env });
 }
 
 interface Committed {
@@ -115,14 +118,15 @@ afterAll(async () => {
 	await sftp?.stop();
 	Bun.spawnSync(["userdel", SERVICE_USER]);
 	rmSync(root, { recursive: true, force: true });
+	checkout.unmount();
 });
 
 /** The first host serves, ingests and replicates, then is lost mid-ingest: every process SIGKILLed, its folder deleted. */
 async function loseHostMidIngest() {
 	const first = host("host1");
 	ownedFolder(join(root, "host1"));
-	const server = await startServerProcess(first.env, { wrapper: AS_SERVICE_USER });
-	const replication = Bun.spawn([...AS_SERVICE_USER, join(ROOT, "deploy/replication/replicate.sh")], {
+	const server = await startServerProcess(first.env, { wrapper: AS_SERVICE_USER, app: APP });
+	const replication = Bun.spawn([...AS_SERVICE_USER, join(APP, "deploy/replication/replicate.sh")], {
 		env: childEnv({ TESTFAX_SETTINGS: first.settings, ...userEnv }),
 		stdout: "ignore",
 		stderr: "ignore",
@@ -135,9 +139,9 @@ async function loseHostMidIngest() {
 	// Past the window after the removal, so the removal must be restored too.
 	for (let i = 3; Date.now() - started < INGEST_MS; i++) committed.push(await ingestOne(first, i));
 
-	const ingest = [process.execPath, "bin/fax.ts", "ingest", INPUTS[0] ?? "", "--source", "phone"];
+	const ingest = [checkout.bun, "bin/fax.ts", "ingest", INPUTS[0] ?? "", "--source", "phone"];
 	const inFlight = Bun.spawn([...AS_SERVICE_USER, ...ingest], {
-		cwd: ROOT,
+		cwd: APP,
 		env: childEnv(first.env),
 		stdout: "ignore",
 		stderr: "ignore",
@@ -154,12 +158,12 @@ async function loseHostMidIngest() {
 async function restoreHost() {
 	const second = host("host2");
 	ownedFolder(join(root, "host2"));
-	const restore = await runCommand([...AS_SERVICE_USER, join(ROOT, "deploy/replication/restore.sh")], {
+	const restore = await runCommand([...AS_SERVICE_USER, join(APP, "deploy/replication/restore.sh")], {
 		cwd: root,
 		env: { TESTFAX_SETTINGS: second.settings, ...userEnv },
 	});
 	expect({ code: restore.code, out: restore.stdout + restore.stderr }).toMatchObject({ code: 0 });
-	const server = await startServerProcess(second.env, { wrapper: AS_SERVICE_USER });
+	const server = await startServerProcess(second.env, { wrapper: AS_SERVICE_USER, app: APP });
 	return { second, server };
 }
 
