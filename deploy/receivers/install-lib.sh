@@ -47,7 +47,8 @@ check_app() {
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 
 install_packages() {
-	wanted="postfix hylafax-server hylafax-client cron sudo ssl-cert util-linux"
+	# procps: pgrep, which a minimal Debian lacks, for the daemons of daemons.sh.
+	wanted="postfix hylafax-server hylafax-client cron sudo ssl-cert util-linux procps"
 	[ -z "$soft_modems" ] || wanted="$wanted iaxmodem"
 	[ "$systemd" = yes ] || wanted="$wanted busybox"
 	missing=""
@@ -107,12 +108,17 @@ make_data_dirs() {
 	done
 }
 
-# postconf_set NAME VALUE: set unless it holds VALUE; refuse an operator's own.
+# postconf_set NAME VALUE [DEFAULTS]: set unless it holds VALUE; refuse an
+# operator's own value, but not one of DEFAULTS, the space-separated values
+# Debian's postfix package writes into a new main.cf itself.
 postconf_set() {
 	current=$(postconf -h "$1")
 	[ "$current" != "$2" ] || return 0
-	if postconf -n "$1" | grep -q . && [ "$current" != "${3-}" ]; then
-		die "Postfix's $1 is \"$current\", set by someone else; install.sh wants \"$2\" (set it, or take it out of main.cf)"
+	if postconf -n "$1" | grep -q .; then
+		case " ${3-} " in
+		*" $current "*) ;;
+		*) die "Postfix's $1 is \"$current\", set by someone else; install.sh wants \"$2\" (set it, or take it out of main.cf)" ;;
+		esac
 	fi
 	postconf -e "$1 = $2"
 	say "Postfix: $1 = $2"
@@ -147,7 +153,8 @@ configure_postfix() {
 		postconf_add relay_domains "$domain"
 		keep_out_of_mydestination "$domain"
 	done
-	postconf_set inet_interfaces "$interfaces" localhost
+	# A new main.cf says "all" (Debian's "Internet Site"): --inet-interfaces decides.
+	postconf_set inet_interfaces "$interfaces" "localhost all"
 	postconf_set enable_long_queue_ids yes
 	# A 40 MiB attachment is about 55 MiB in base64 (docs/operations.md).
 	postconf_set message_size_limit 62914560 10240000

@@ -12,7 +12,7 @@ Usage: deploy/receivers/install.sh [OPTION]...
 
 Installs and configures, on Debian 12, as root, with or without systemd:
   packages   postfix, hylafax-server, hylafax-client, iaxmodem, cron, sudo,
-             ssl-cert (and busybox for a syslog daemon without systemd)
+             ssl-cert, procps (and busybox for a syslog daemon without systemd)
   Postfix    the fax addresses piped to the service (master.cf "testfax"),
              STARTTLS with a TLS note in Received, messages up to 60 MiB
   HylaFAX    FaxRcvdCmd of each receiving modem; without --modem, two

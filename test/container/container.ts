@@ -194,4 +194,38 @@ test("read-only too: the demo faxes with SEED_DEMO=1 on a fresh volume", async (
 	expect(await exitCode(podman(), demo.name)).toBe(0);
 });
 
+test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, every daemon started; run again, it changes nothing", async () => {
+	// The stand-in debian:bookworm-slim is a minimal Debian. Privileged, as a
+	// host's root is: hylafax-server's postinst runs faxsetup, which bind-mounts
+	// /etc/hylafax into the spool, and without it asks for an area code forever.
+	const install = "/opt/testfax-api/deploy/receivers/install.sh";
+	const script = [
+		`${install} </dev/null >/tmp/first.log 2>&1; echo "first $?"`,
+		`${install} </dev/null; echo "second $?"`,
+		`${install} --status; echo "status $?"`,
+		"grep -c '^install.sh: started' /tmp/first.log || tail -20 /tmp/first.log",
+	].join("; ");
+	const bookworm = "docker.io/library/debian:bookworm-slim";
+	const mount = `${ROOT}:/opt/testfax-api:ro`;
+	const result = await podman().run([
+		"run",
+		"--rm",
+		"--privileged",
+		"-v",
+		mount,
+		bookworm,
+		"sh",
+		"-c",
+		script,
+	]);
+	// syslogd, cron, postfix, two iaxmodems, faxq, hfaxd, two faxgettys and the API server.
+	expect(result.stdout.trim().split("\n")).toEqual([
+		"first 0",
+		"install.sh: nothing to change",
+		"second 0",
+		"status 0",
+		"10",
+	]);
+}, 900_000);
+
 composeTests(podman);
