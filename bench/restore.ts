@@ -17,7 +17,7 @@
 //    TRIALS more on small sites, each killed at a random moment.
 // 5. The ingest's store step (files on disk, then the row) with and without the
 //    bytes in the row's transaction: the cost of the design.
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { FaxStore, openDatabase } from "../lib/db/index.ts";
 import { processDocument } from "../lib/document/index.ts";
@@ -28,6 +28,7 @@ import { freePort } from "../testkit/ports.ts";
 import { runCommand } from "../testkit/processes.ts";
 import { makeTempDir } from "../testkit/server.ts";
 import { startServerProcess } from "../testkit/server-process.ts";
+import { writeSettingsFile } from "../testkit/settings-file.ts";
 import { startSftpHost } from "../testkit/sftp-host.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -55,12 +56,7 @@ const env = (name: string, replica = "site") => ({
 });
 function settingsFile(name: string, replica = "site"): string {
 	const path = join(root, `${name}.env`);
-	writeFileSync(
-		path,
-		Object.entries(env(name, replica))
-			.map(([key, value]) => `${key}=${value}\n`)
-			.join(""),
-	);
+	writeSettingsFile(path, env(name, replica));
 	return path;
 }
 

@@ -13,6 +13,7 @@ import { faxRecord } from "../../testkit/fixtures.ts";
 import { runCommand } from "../../testkit/processes.ts";
 import { makeTempDir } from "../../testkit/server.ts";
 import { startServerProcess } from "../../testkit/server-process.ts";
+import { writeSettingsFile } from "../../testkit/settings-file.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const TIFF = join(ROOT, "fixtures/ingest/fax-g3-2d.tif");
@@ -29,12 +30,7 @@ function host(name: string) {
 		PURGE_INTERVAL: "0",
 	};
 	const settings = join(root, `${name}.env`);
-	writeFileSync(
-		settings,
-		Object.entries(env)
-			.map(([key, value]) => `${key}=${value}\n`)
-			.join(""),
-	);
+	writeSettingsFile(settings, env);
 	const fax = (args: string[]) => runCommand([process.execPath, "bin/fax.ts", ...args], { cwd: ROOT, env });
 	return { env, settings, fax };
 }

@@ -7,13 +7,14 @@
 // Every process of the hosts runs as a service user of its own (made for
 // the run, deleted after), as `testfax` runs them in production.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { mountCheckout } from "../../testkit/checkout-mount.ts";
 import { childEnv } from "../../testkit/child-env.ts";
 import { runCommand } from "../../testkit/processes.ts";
 import { makeTempDir } from "../../testkit/server.ts";
 import { startServerProcess } from "../../testkit/server-process.ts";
+import { writeSettingsFile } from "../../testkit/settings-file.ts";
 import { type SftpHost, startSftpHost } from "../../testkit/sftp-host.ts";
 
 // The service user runs the checkout, fixtures included, from where it can reach it.
@@ -65,12 +66,7 @@ function host(name: string): Host {
 		RATE_LIMIT_PER_MINUTE: "1000000",
 	};
 	const settings = join(root, `${name}.env`);
-	writeFileSync(
-		settings,
-		Object.entries(env)
-			.map(([key, value]) => `${key}=${value}\n`)
-			.join(""),
-	);
+	writeSettingsFile(settings, env);
 	return { env: { ...env, ...userEnv }, settings };
 }
 
