@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config.ts";
-import { MAX_EMAIL_BYTES } from "../../document/index.ts";
+import { MAX_EMAIL_BYTES, PipelineUnavailableError } from "../../document/index.ts";
 import { createFaxPresenter, parseOffsetDateTime } from "../../fax/index.ts";
 import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
 import { storeReceived } from "../store-received.ts";
@@ -39,8 +39,9 @@ an email without attachment) is still recorded, as a fax that could not be
 processed; the reason goes to standard error.
 
 Exit codes: 0 processed, 3 recorded as not processable, 1 failed (the input
-cannot be read, or the files cannot be written: nothing was recorded),
-2 bad arguments.`,
+cannot be read, the files cannot be written, or a part of the document
+pipeline does not load on this host, named on standard error: nothing was
+recorded), 2 bad arguments.`,
 	async run(argv, io) {
 		const { values, positionals } = parseCommandArgs(
 			argv,
@@ -92,6 +93,12 @@ cannot be read, or the files cannot be written: nothing was recorded),
 			},
 			io.clock(),
 		);
+		if (received instanceof PipelineUnavailableError) {
+			io.err(
+				`ingest: ${received.message}; nothing was recorded: fix the host (\`fax check\`), then ingest again`,
+			);
+			return EXIT.failed;
+		}
 		if (received instanceof Error) {
 			io.err(
 				`ingest: the fax cannot be stored (STORAGE_DIR, DATABASE_PATH): ${received.message}; nothing was recorded`,
