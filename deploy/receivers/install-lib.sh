@@ -224,7 +224,8 @@ configure_hylafax() {
 	faxrcvd="FaxRcvdCmd: $HERE/hylafax/faxrcvd"
 	for tty in $soft_modems; do
 		install -d -m 0755 /etc/iaxmodem
-		iaxmodem_config "$tty" | put_file "/etc/iaxmodem/$tty" 0644 root:root
+		# It holds the IAX2 secret: not for every local user.
+		iaxmodem_config "$tty" | put_file "/etc/iaxmodem/$tty" 0640 root:root
 		{
 			echo "# Written by testfax-api's deploy/receivers/install.sh, from iaxmodem's example."
 			grep -v '^#' /usr/share/doc/iaxmodem/examples/config.ttyIAX | grep -v '^$'
