@@ -91,7 +91,8 @@ for (const script of SCRIPTS) {
 			// One 429 and no other: polling on at its 1 s or 0.2 s interval would have met more of them.
 			expect(lines.slice(1)).toEqual([
 				expect.stringMatching(
-					new RegExp(`^${script.name}: poll 1: HTTP 429, waiting [45] s as Retry-After says$`),
+					// What is left of the 5 s window when the script's first poll comes: less on a loaded machine.
+					new RegExp(`^${script.name}: poll 1: HTTP 429, waiting [1-5] s as Retry-After says$`),
 				),
 				`${script.name}: found fax_twoPages after 2 polls`,
 			]);
@@ -164,7 +165,8 @@ for (const script of SCRIPTS) {
 			expect(lines.slice(1)).toEqual([
 				expect.stringMatching(
 					new RegExp(
-						`^${script.name}: poll 1: HTTP 429, waiting 2 s to the time limit \\(Retry-After says (59|60) s\\)$`,
+						// What is left of the 2 s limit and the minute when the script's first poll comes.
+						`^${script.name}: poll 1: HTTP 429, waiting [0-2] s to the time limit \\(Retry-After says (5\\d|60) s\\)$`,
 					),
 				),
 				`${script.name}: gave up after 2 polls: the service answered only 429 (rate limit used up), never the list`,
