@@ -177,13 +177,19 @@ export class FaxStore {
 		);
 		this.#lock = new WriteLock(db);
 		this.#imports = new ImportStatements(db);
-		const insert = this.#insert;
-		const tombstone = this.#tombstone;
+		this.#originals = new FaxOriginals(db);
+		this.#writer = this.#makeWriter(db);
+	}
+
+	#makeWriter(db: Database): FaxWriter {
+		const [insert, tombstone, addFiles, originals] = [
+			this.#insert,
+			this.#tombstone,
+			this.#addFiles,
+			this.#originals,
+		];
 		const addReport = db.prepare("INSERT INTO fax_reports (slug, report) VALUES ($slug, $report)");
-		const addFiles = this.#addFiles;
-		const originals = new FaxOriginals(db);
-		this.#originals = originals;
-		this.#writer = {
+		return {
 			insert: (fax, files) => {
 				insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
 				if (files) addFiles.run({ slug: fax.slug, pdf: files.pdf, thumbnail: files.thumbnail });

@@ -188,12 +188,8 @@ export async function waitForFax(
 	const plan = planWait(options, clock());
 	const startedAt = monotonic();
 	const deadline = startedAt + plan.timeoutMs;
-	let polls = 0;
-	let failures = 0;
-	let lastPoll = false;
-	let etag: string | null = null;
-	let listed: number | null = null;
-	let everListed = false;
+	let [polls, failures, lastPoll, everListed] = [0, 0, false, false];
+	let [etag, listed]: [string | null, number | null] = [null, null];
 	const elapsed = () => monotonic() - startedAt;
 	const progress = { waitingFor: plan.waitingFor, timeoutMs: plan.timeoutMs };
 	onProgress?.({ ...progress, ...NOTHING_YET, polls });
