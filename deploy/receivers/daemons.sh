@@ -81,13 +81,19 @@ check_pipeline() {
 		die "$(printf '%s' "$out" | head -n 1); nothing started (run npm ci in $app again: docs/operations.md)"
 }
 
+# A server running from another folder (the release before an upgrade) is
+# replaced by one running from this one.
 start_server() {
-	alive server && return 0
+	if alive server; then
+		[ "$(cat "$RUN/server.app" 2>/dev/null)" != "$app" ] || return 0
+		stop server
+	fi
 	touch /var/log/testfax-api.log
 	chmod 0640 /var/log/testfax-api.log
 	setsid setpriv --reuid=testfax --regid=testfax --init-groups env -i "$app/bin/testfax" server \
 		</dev/null >>/var/log/testfax-api.log 2>&1 &
 	echo "$!" >"$RUN/server.pid"
+	printf '%s\n' "$app" >"$RUN/server.app"
 	echo "install.sh: started the API server (log: /var/log/testfax-api.log)"
 }
 

@@ -200,9 +200,11 @@ configure_pipe() {
 	want="testfax unix - n n - - pipe user=testfax argv=$HERE/postfix/testfax-mail \${queue_id}"
 	have=$(postconf -M testfax/unix 2>/dev/null | tr -s ' \t' '  ')
 	[ "$have" != "$want" ] || return 0
-	# The line of the file-by-file set-up of earlier docs is ours to replace.
+	# Ours to replace: the line this script wrote from any folder (an upgrade
+	# into a new release folder), and the one of the file-by-file set-up of
+	# earlier docs.
 	case $have in
-	'' | *"user=testfax:uucp argv=$HERE/postfix/testfax-mail \${queue_id}") ;;
+	'' | "testfax unix - n n - - pipe user=testfax"*" argv=/"*"/deploy/receivers/postfix/testfax-mail \${queue_id}") ;;
 	*) die "master.cf's testfax service was changed by someone else: not overwriting \"$have\"" ;;
 	esac
 	postconf -M "testfax/unix=$want"
@@ -255,10 +257,20 @@ configure_hylafax() {
 add_faxrcvdcmd() {
 	config=/etc/hylafax/config.$1
 	[ -f "$config" ] || die "no $config: set the modem $1 up first (faxaddmodem $1)"
-	have=$(grep '^FaxRcvdCmd:' "$config" || true)
-	[ "$(printf '%s' "$have" | tr -s ' \t' '  ')" != "$faxrcvd" ] || return 0
-	[ -z "$have" ] || die "$config runs its own FaxRcvdCmd ($have): not replacing it"
-	printf '%s\n' "$faxrcvd" >>"$config"
+	have=$(grep '^FaxRcvdCmd:' "$config" | tr -s ' \t' '  ' || true)
+	[ "$have" != "$faxrcvd" ] || return 0
+	case $have in
+	'') printf '%s\n' "$faxrcvd" >>"$config" ;;
+	# Ours, written from another folder: now this one's.
+	"FaxRcvdCmd: /"*"/deploy/receivers/hylafax/faxrcvd")
+		tmp=$(mktemp)
+		grep -v '^FaxRcvdCmd:' "$config" >"$tmp"
+		printf '%s\n' "$faxrcvd" >>"$tmp"
+		cat "$tmp" >"$config"
+		rm -f "$tmp"
+		;;
+	*) die "$config runs its own FaxRcvdCmd ($have): not replacing it" ;;
+	esac
 	say "$config: $faxrcvd"
 }
 

@@ -13,6 +13,7 @@ import {
 	readdirSync,
 	readFileSync,
 	renameSync,
+	rmdirSync,
 	rmSync,
 	statSync,
 	utimesSync,
@@ -659,6 +660,39 @@ describe("the host's own account of itself", () => {
 		expect(readFileSync(pidFile, "utf8").trim()).not.toBe(before);
 		expect(readFileSync("/run/testfax-receivers/faxq.pid", "utf8").trim()).toBe(faxq);
 		await untilServing();
+	});
+});
+
+describe("an upgrade into another folder", () => {
+	test("install.sh run from another folder takes over what it wrote from the first, and back again", async () => {
+		const next = "/opt/testfax-api-next";
+		sh(["mkdir", "-p", next]);
+		sh(["mount", "--bind", ROOT, next]);
+		try {
+			const moved = Bun.spawnSync([`${next}/deploy/receivers/install.sh`]);
+			expect([moved.exitCode, moved.stderr.toString()]).toEqual([0, ""]);
+			expect(moved.stdout.toString()).toContain(
+				"install.sh: Postfix: master.cf service testfax, user=testfax\n",
+			);
+			expect(sh(["postconf", "-M", "testfax/unix"])).toContain(
+				`argv=${next}/deploy/receivers/postfix/testfax-mail `,
+			);
+			expect(readFileSync("/etc/cron.d/testfax", "utf8")).toContain(
+				`uucp ${next}/deploy/receivers/hylafax/faxrcvd\n`,
+			);
+			expect(readFileSync("/run/testfax-receivers/server.app", "utf8")).toBe(`${next}\n`);
+			const back = Bun.spawnSync([INSTALL]);
+			expect([back.exitCode, back.stderr.toString()]).toEqual([0, ""]);
+			expect(sh(["postconf", "-M", "testfax/unix"])).toContain(
+				`argv=${APP}/deploy/receivers/postfix/testfax-mail `,
+			);
+			expect(Bun.spawnSync([INSTALL, "--status"]).exitCode).toBe(0);
+			await untilServing();
+		} finally {
+			Bun.spawnSync(["umount", "--lazy", next]);
+			// Not recursive: were the mount still there, that would delete this checkout.
+			rmdirSync(next);
+		}
 	});
 });
 
