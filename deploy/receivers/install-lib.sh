@@ -42,6 +42,7 @@ set_mode() {
 check_app() {
 	[ -x "$app/bin/testfax" ] || die "$app/bin/testfax is missing: --app names a checkout of testfax-api"
 	[ -x "$app/node_modules/.bin/bun" ] || die "$app has no node_modules/.bin/bun: run npm ci there first"
+	check_pipeline
 }
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }

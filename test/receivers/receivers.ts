@@ -604,7 +604,7 @@ describe("the host's own account of itself", () => {
 			expect([refused.exitCode, refused.stdout.toString(), refused.stderr.toString()]).toEqual([
 				1,
 				"",
-				`install.sh: fax check: the document pipeline cannot load sharp: Could not load the "sharp" module using the linux-x64 runtime; nothing started (run npm ci in ${broken.dir} again: docs/operations.md)\n`,
+				`install.sh: fax check: the document pipeline cannot load sharp: Could not load the "sharp" module using the linux-x64 runtime; nothing started (run npm ci in ${broken.dir} again: docs/operations.md, "Node on Debian 12")\n`,
 			]);
 		} finally {
 			broken.remove();
