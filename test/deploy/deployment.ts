@@ -168,7 +168,9 @@ async function readyz(instance: Instance): Promise<number> {
 	}
 }
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+// A bound that holds on a loaded 2-core machine: a restarted instance's first
+// readiness also asks `fax check` in a process of its own.
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!(await check())) {
 		if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
