@@ -1,5 +1,6 @@
 import type { Fax } from "../fax/index.ts";
 import type { FaxReport } from "../report/index.ts";
+import { callPart, verdictPart } from "./call-part.ts";
 import { escapeHtml, type HtmlPage, htmlPage, pageScript } from "./html.ts";
 import { reportPart } from "./report-part.ts";
 import { pagesText, shortSize, sizeText, utcText } from "./text.ts";
@@ -22,14 +23,16 @@ for (const time of document.querySelectorAll("time[data-local]")) {
 }
 `);
 
-function filesPart(fax: Fax): string {
+function filesPart(fax: Fax, report: FaxReport | null): string {
 	if (
 		fax.pdf_url === null ||
 		fax.thumbnail_url === null ||
 		fax.page_count === null ||
 		fax.file_size === null
 	) {
-		return "<p>This fax could not be processed: there is no PDF and no image of it.</p>";
+		return report?.call?.noPage
+			? "<p>No page arrived: there is no PDF and no image of this call.</p>"
+			: "<p>This fax could not be processed: there is no PDF and no image of it.</p>";
 	}
 	const pdf = escapeHtml(fax.pdf_url);
 	return `<figure>
@@ -47,6 +50,7 @@ export function faxPage(fax: Fax, report: FaxReport | null = null): HtmlPage {
 	const sender = fax.from === null ? "Unknown (the fax came with no sender ID)" : escapeHtml(fax.from);
 	const body = `<main>
 <h1>Test fax ${escapeHtml(fax.slug)}</h1>
+${report === null ? "" : verdictPart(report)}
 <dl>
 <dt>Sender</dt><dd>${sender}</dd>
 <dt>Source</dt><dd>${SOURCES[fax.source]}</dd>
@@ -54,8 +58,9 @@ export function faxPage(fax: Fax, report: FaxReport | null = null): HtmlPage {
 <dt>Pages</dt><dd>${fax.page_count === null ? "Not known" : fax.page_count}</dd>
 <dt>Size</dt><dd>${fax.file_size === null ? "Not known" : sizeText(fax.file_size)}</dd>
 </dl>
-${filesPart(fax)}
+${filesPart(fax, report)}
 ${report === null ? "" : reportPart(report, fax.from)}
+${report?.call === undefined ? "" : callPart(report.call)}
 </main>
 <footer>
 <p>Every test fax is public for 30 days after it was received, then removed. The sender is masked.</p>
