@@ -12,4 +12,4 @@ export type {
 	TiffPage,
 } from "./report.ts";
 export { parseSessionLog, type T30Session } from "./t30-session.ts";
-export { type Verdict, verdictOf } from "./verdict.ts";
+export { VERDICTS, type Verdict, verdictOf } from "./verdict.ts";

@@ -68,7 +68,9 @@ export const VERDICTS: Rule[] = [
 		title: ({ call }) => {
 			const pages = call?.pages ?? [];
 			const done = pages.filter((page) => page.answer === "MCF").length;
-			return `The call ended early: ${pagesWord(done)} confirmed, then it stopped during page ${pages.length}.${reasonText(call)}`;
+			const last = pages.at(-1);
+			const where = last?.answer === "MCF" ? `after page ${last.page}` : `during page ${last?.page}`;
+			return `The call ended early, ${where}: ${pagesWord(done)} arrived whole.${reasonText(call)}`;
 		},
 		advice: ({ session }) => (session?.ecm === false ? [ecmOn, lowerSpeed] : [lowerSpeed]),
 	},
