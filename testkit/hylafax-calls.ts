@@ -61,11 +61,27 @@ export async function killSenderWhen(
 	return sender;
 }
 
-/** The receiving session log of the call (the new log of ttyIAX0) once faxgetty has closed it. */
+/** The receiving session log of the call (the new log of ttyIAX0) once faxgetty has ended it. */
 export async function receiverLog(before: Set<string>, timeoutMs: number): Promise<string> {
-	const name = await until(() => newLog(before, /ANSWER|RECV/), timeoutMs, 100);
-	await until(() => (/SESSION END/.test(readLog(name)) ? true : undefined), timeoutMs, 100);
+	const name = await until(() => newLog(before, /: RECV FAX: begin/), timeoutMs, 100);
+	await until(() => (/: SESSION END/.test(readLog(name)) ? true : undefined), timeoutMs, 20);
 	return name;
+}
+
+/** When the session ended, by the log's own clock (centiseconds): `SESSION END`'s stamp. */
+export function sessionEndMs(name: string): number {
+	const stamp = /^(\w{3} +\d+ [\d:.]+): \[ *\d+\]: SESSION END/m.exec(readLog(name))?.[1] ?? "";
+	return new Date(`${stamp} ${new Date().getFullYear()}`).getTime();
+}
+
+/** The reason xferfaxlog's CALL record of the session `commid` gives (its 14th field). */
+export function xferfaxlogReason(commid: string): string | null {
+	const path = join(LOG_DIR, "xferfaxlog");
+	const record = readFileSync(path, "latin1")
+		.split("\n")
+		.map((line) => line.split("\t"))
+		.find((fields) => fields[1] === "CALL" && fields[2] === commid);
+	return record?.[13]?.replace(/^"|"$/g, "") ?? null;
 }
 
 /** The log's text. */

@@ -145,6 +145,7 @@ export async function installReceivers(settings: Record<string, string>, storage
 	chmodSync(SETTINGS, 0o600);
 	const logStart = { syslog: size(SYSLOG), mail: 0 };
 	const first = sh([INSTALL]);
+	markEarlierCalls();
 	undo.push(() => void Bun.spawnSync([INSTALL, "--stop"]));
 	const second = sh([INSTALL]);
 	const mailLog = sh(["postconf", "-h", "maillog_file"]).trim() || SYSLOG;
@@ -165,6 +166,18 @@ export async function installReceivers(settings: Record<string, string>, storage
 		},
 	};
 	return host;
+}
+
+/**
+ * Marks the calls earlier runs left session logs of as handed over (the mark
+ * faxrcvd leaves in recvq/listed/), so the sweep lists only this run's calls;
+ * the undoing of recvq/listed/ removes the marks.
+ */
+function markEarlierCalls(): void {
+	const logs = join(SPOOL, "log");
+	for (const name of existsSync(logs) ? readdirSync(logs) : []) {
+		if (/^c\d+$/.test(name) && !existsSync(join(LISTED, name))) writeFileSync(join(LISTED, name), "");
+	}
 }
 
 /** Sends a prepared message through Postfix on loopback, with STARTTLS; resolves once Postfix has queued it. */

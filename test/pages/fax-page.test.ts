@@ -253,6 +253,31 @@ describe("GET /faxtest/<slug> over HTTP", () => {
 		expect(await head.text()).toBe("");
 	});
 
+	test("where to send a test, from the settings, on /faxtest, a fax's page and the 404 page; the 404 and 410 pages lead back to the list", async () => {
+		const own = await startServer({
+			clock: fixedClock,
+			env: { TEST_FAX_NUMBERS: "+1 555 010 0100, +49 30 1234567", TEST_FAX_ADDRESSES: "fax@testfax.example" },
+			faxes: [faxRecord({ slug: "fax_where1" }), faxRecord({ slug: "fax_gone1", removed: true })],
+		});
+		const sendTo = `<section id="send-to" aria-labelledby="send-to-title">
+<h2 id="send-to-title">Where to send a test</h2>
+<dl>
+<dt>Fax by phone</dt><dd><a href="tel:+15550100100">+1 555 010 0100</a>, <a href="tel:+49301234567">+49 30 1234567</a></dd>
+<dt>Scan-to-email or Internet fax (T.37)</dt><dd><a href="mailto:fax@testfax.example">fax@testfax.example</a></dd>
+</dl>
+</section>`;
+		for (const path of ["/faxtest", "/faxtest/fax_where1", "/faxtest/fax_nothere"])
+			expect([path, (await (await own.request(path)).text()).includes(sendTo)]).toEqual([path, true]);
+		const back = '<a href="/faxtest">All tests of the last 24 hours</a>';
+		expect(await (await own.request("/faxtest/fax_nothere")).text()).toContain(back);
+		const removed = await own.request("/faxtest/fax_gone1");
+		expect(removed.status).toBe(410);
+		expect(await removed.text()).toContain(back);
+		// Without the settings, nothing of it.
+		const bare = await startServer({ clock: fixedClock });
+		expect(await (await bare.request("/faxtest")).text()).not.toContain('id="send-to"');
+	});
+
 	test("a 404 page repeats nothing of the address asked for", async () => {
 		const own = await startServer({ clock: fixedClock });
 		for (const path of ["/faxtest/fax_CallUs0800123456", "/faxtest/Your%20account%20is%20closed"]) {
