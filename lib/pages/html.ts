@@ -80,7 +80,12 @@ export interface PageParts {
 	scriptFile?: string;
 	/** The page has a form that submits to this origin (GET, no script needed). */
 	formToSelf?: boolean;
+	/** What search engines show under the title; the site's own line when absent. */
+	description?: string;
 }
+
+const SITE_DESCRIPTION =
+	"A public fax test site: send a test fax by phone or email and see within seconds whether it arrived, how the call went and what to change.";
 
 /** A script for `PageParts`: its text and the hash source that allows it. */
 export function pageScript(text: string): { text: string; source: string } {
@@ -109,6 +114,7 @@ export function htmlPage(title: string, body: string, parts: PageParts = {}): Ht
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="description" content="${escapeHtml(parts.description ?? SITE_DESCRIPTION)}">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 ${file}</head>

@@ -47,6 +47,7 @@ test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
 		"fax_DemoStation1",
 		"fax_DemoEmail001",
 		"fax_DemoUnknown1",
+		"fax_DemoStation2",
 		"fax_DemoBroken01",
 		"fax_DemoBerlin01",
 	]);

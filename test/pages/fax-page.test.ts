@@ -278,6 +278,19 @@ describe("GET /faxtest/<slug> over HTTP", () => {
 		expect(await (await bare.request("/faxtest")).text()).not.toContain('id="send-to"');
 	});
 
+	test("/robots.txt keeps crawlers to the live list and the docs; every page has a description", async () => {
+		const own = await startServer({ clock: fixedClock, faxes: [faxRecord({ slug: "fax_robots1" })] });
+		const robots = await own.request("/robots.txt");
+		expect([robots.status, robots.headers.get("content-type")]).toEqual([200, "text/plain; charset=utf-8"]);
+		expect(await robots.text()).toBe(
+			"User-agent: *\nAllow: /faxtest$\nAllow: /docs\nDisallow: /faxtest/\nDisallow: /api/\nDisallow: /cdn/\n",
+		);
+		for (const path of ["/faxtest", "/faxtest/fax_robots1", "/faxtest/fax_nothere"])
+			expect(await (await own.request(path)).text()).toContain(
+				'<meta name="description" content="A public fax test site: send a test fax by phone or email and see within seconds whether it arrived, how the call went and what to change.">',
+			);
+	});
+
 	test("a 404 page repeats nothing of the address asked for", async () => {
 		const own = await startServer({ clock: fixedClock });
 		for (const path of ["/faxtest/fax_CallUs0800123456", "/faxtest/Your%20account%20is%20closed"]) {
