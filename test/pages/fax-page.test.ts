@@ -115,7 +115,8 @@ describe("the fax page in Chromium", () => {
 	test("reads in full without script, in UTC", async () => {
 		const page = await browser.newPage({ javaScriptEnabled: false, timezoneId: "America/New_York" });
 		await page.goto(`${server.baseUrl}/faxtest/fax_DemoStation1`);
-		expect(await detailsOf(page)).toEqual({
+		// The fax's own details; its transmission report's rows follow (test/pages/report-page.test.ts).
+		expect(await detailsOf(page)).toMatchObject({
 			Sender: "ACME 42",
 			Source: "Fax by phone",
 			Received: shownUtc(ago(1_020)),
@@ -138,8 +139,12 @@ describe("the fax page in Chromium", () => {
 			Pages: "Not known",
 			Size: "Not known",
 		});
-		expect(await page.locator("main p").innerText()).toBe(
+		expect(await page.locator("main > p").innerText()).toBe(
 			"This fax could not be processed: there is no PDF and no image of it.",
+		);
+		// The demo's scan without its attachment: the verdict says what happened and what to change.
+		expect(await page.locator("#verdict p").first().innerText()).toBe(
+			"The email arrived, but there is nothing to show: The email has no PDF or TIFF attachment.",
 		);
 		expect(await page.locator("img").count()).toBe(0);
 		await page.close();

@@ -605,6 +605,26 @@ describe("every call that reached a fax machine is accounted for, once (real cal
 		expect(await phoneFaxes()).toEqual(before);
 	});
 
+	test("the sender gone after page 1 of 2 was confirmed: listed once with 1 page, its page saying the call ended early, after page 1, and why", async () => {
+		const before = await phoneFaxes();
+		const logs = sessionLogNames();
+		sendFaxWith(tif());
+		await killSenderWhen(logs, /SEND recv MCF/);
+		const { fax } = await newPhoneFax(before, 150_000);
+		const name = await receiverLog(logs, 10_000);
+		const reason = xferfaxlogReason(name.slice(1));
+		expect(reason).toBe("Failed to properly detect high-speed data carrier.");
+		expect(fax).toMatchObject({ from: "IAXmodem", page_count: 1 });
+		const page = await pageOf(fax.slug);
+		logCase("cut after page 1", reason, page);
+		expect(page.rule).toBe("ended-during-page");
+		expect(page.html).toContain(
+			`The call ended early, after page 1: 1 page arrived whole. HylaFAX said: “${reason}”.`,
+		);
+		runCronLine();
+		expect((await phoneFaxes()).length).toBe(before.length + 1);
+	});
+
 	test("ECM off at 9,600 bit/s (sendfax -E -B 9600): listed with its pages, the V.29 training and each page's lines on its page, and the advice to turn ECM on", async () => {
 		const before = await phoneFaxes();
 		const logs = sessionLogNames();

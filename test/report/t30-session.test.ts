@@ -121,3 +121,24 @@ describe("the T.30 session of a real call, from HylaFAX's session log", () => {
 		expect(session.lines.at(-1)).toBe("10:28:51 SESSION END");
 	});
 });
+
+test("the sender gone after page 1's confirmation (a 2-page fax): page 1 complete, then HylaFAX's reason; the file kept", async () => {
+	const session = parseSessionLog(await log("killpage2"));
+	expect(session.pages).toEqual([
+		{
+			page: 1,
+			at: "10:51:37",
+			time: "0:00:11",
+			frames: 3,
+			pprs: 0,
+			lines: { total: 400, bad: 0, consecutiveBad: 0 },
+			postPage: "MPS",
+			answer: "MCF",
+		},
+	]);
+	expect(session.ending).toEqual({
+		clean: false,
+		reason: "Failed to properly detect high-speed data carrier.",
+		at: "10:51:48",
+	});
+});

@@ -66,13 +66,11 @@ describe("the verdict of a real call", () => {
 		);
 	});
 
-	test("ended-during-page: pages arrived, then the call ended with a reason", async () => {
-		const verdict = expectRule(
-			await callReport("clean", { reason: "COMREC received DCN (sender abort)" }),
-			"ended-during-page",
-		);
+	test("ended-during-page: page 1 confirmed, then the sender gone before page 2 (the file kept, FaxRcvdCmd's reason)", async () => {
+		const reason = "Failed to properly detect high-speed data carrier.";
+		const verdict = expectRule(await callReport("killpage2", { reason }), "ended-during-page");
 		expect(verdict.title).toBe(
-			"The call ended early, after page 2: 2 pages arrived whole. HylaFAX said: “COMREC received DCN (sender abort)”.",
+			`The call ended early, after page 1: 1 page arrived whole. HylaFAX said: “${reason}”.`,
 		);
 		expect(verdict.advice).toHaveLength(1);
 	});
