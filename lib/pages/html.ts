@@ -53,6 +53,12 @@ label { display: flex; flex-direction: column; flex: 1 1 14rem; }
 input, button { font: inherit; padding: 0.35rem 0.5rem; }
 ol.faxes { list-style: none; padding: 0; margin: 0; }
 ol.faxes li { display: flex; gap: 1rem; padding: 0.75rem 0; border-top: 1px solid #8884; }
+ol.faxes li.new { background: #fc04; box-shadow: inset 4px 0 0 #d80; }
+#verdict { border-left: 4px solid #8888; padding: 0 0 0 1rem; margin: 0 0 1.5rem; }
+#verdict.verdict-good { border-color: #2a2; }
+#verdict.verdict-warning { border-color: #d80; }
+#verdict.verdict-failed { border-color: #d22; }
+pre { overflow-x: auto; font-size: 0.8rem; }
 ol.faxes .thumb { flex: 0 0 6.5rem; }
 ol.faxes .thumb img { width: 6.5rem; }
 ol.faxes .facts { flex: 1 1 auto; min-width: 0; overflow-wrap: anywhere; }
