@@ -47,7 +47,9 @@ export function newLog(before: Set<string>, pattern: RegExp): string | undefined
 /**
  * Kills the sending faxsend once the sender's session log (the new log that
  * dialled) matches `when`: the line stays up, as it does when a fax machine
- * stops answering, and the receiver is left to time out.
+ * stops answering, and the receiver is left to time out. Its process id is
+ * found as it dials, so the kill itself is one system call: a page is about a
+ * second on the line, and a loaded machine must not let it through.
  */
 export async function killSenderWhen(
 	before: Set<string>,
@@ -55,9 +57,9 @@ export async function killSenderWhen(
 	timeoutMs = 120_000,
 ): Promise<string> {
 	const sender = await until(() => newLog(before, /SEND FAX: JOB/), timeoutMs, 20);
-	await until(() => (when.test(readLog(sender)) ? true : undefined), timeoutMs, 5);
-	const pid = sh(["pgrep", "-n", "-x", "faxsend"]).trim();
-	process.kill(Number(pid), "SIGKILL");
+	const pid = Number(sh(["pgrep", "-n", "-x", "faxsend"]).trim());
+	await until(() => (when.test(readLog(sender)) ? true : undefined), timeoutMs, 2);
+	process.kill(pid, "SIGKILL");
 	return sender;
 }
 

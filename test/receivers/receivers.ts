@@ -576,7 +576,8 @@ describe("every call that reached a fax machine is accounted for, once (real cal
 		const before = await phoneFaxes();
 		const logs = sessionLogNames();
 		sendFaxWith(tif());
-		await killSenderWhen(logs, /SEND training at/);
+		// Once its TSI is on the line, before its DCS: faxsend logs "SEND training at" before both.
+		await killSenderWhen(logs, /<-- HDLC<\d+:FF C0 C2 /);
 		const name = await receiverLog(logs, 150_000);
 		const reason = xferfaxlogReason(name.slice(1));
 		expect(syslogLines(new RegExp(`testfax: .*${name}`))).toEqual([]);
