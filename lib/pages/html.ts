@@ -61,6 +61,7 @@ ol.faxes li.new { background: #fc04; box-shadow: inset 4px 0 0 #d80; }
 pre { overflow-x: auto; font-size: 0.8rem; }
 ol.faxes .thumb { flex: 0 0 6.5rem; }
 ol.faxes .thumb img { width: 6.5rem; }
+ol.faxes .thumb img, figure img { aspect-ratio: auto 210 / 297; }
 ol.faxes .facts { flex: 1 1 auto; min-width: 0; overflow-wrap: anywhere; }
 .status { font-size: 0.9rem; min-height: 1.5em; }
 `;
