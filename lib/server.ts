@@ -179,6 +179,7 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 				heldLists,
 				storageDir: config.storageDir,
 				cdnOrigin: new URL(config.cdnBaseUrl).origin,
+				sendTo: config.sendTo,
 				maxDownloads: config.cdnMaxDownloads,
 				apiDescription: new Representation(apiDescriptionText(ROUTE_FILES)),
 				operations: {

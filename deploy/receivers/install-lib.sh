@@ -297,8 +297,9 @@ install_hand_over() {
 		echo "# Written by testfax-api's deploy/receivers/install.sh: HylaFAX's faxrcvd (uucp)"
 		echo "# hands a received fax to the service's user, with this one command only."
 		echo "# No terminal, no PAM session: standard input stays the received file, and"
-		echo "# the hand-over does not wait for a session to open (docs/decisions.md)."
-		echo "Defaults!$HAND_OVER !use_pty, !pam_session"
+		echo "# the hand-over does not wait for a session to open (docs/decisions.md);"
+		echo "# descriptor 3 may stay open (sudo -C 4): the call's session log."
+		echo "Defaults!$HAND_OVER !use_pty, !pam_session, closefrom_override"
 		echo "uucp ALL=(testfax) NOPASSWD: $HAND_OVER"
 	} >"$tmp"
 	visudo -cqf "$tmp" || die "sudoers rule for $HAND_OVER refused by visudo"
@@ -306,10 +307,11 @@ install_hand_over() {
 	rm -f "$tmp"
 	{
 		echo "# Written by testfax-api's deploy/receivers/install.sh."
-		echo "# Every minute: hand over the received faxes whose first hand-over failed."
+		echo "# Every minute: hand over the received faxes whose first hand-over failed,"
+		echo "# and the calls that failed before any FaxRcvdCmd (their session logs)."
 		echo "* * * * * uucp $HERE/hylafax/faxrcvd"
-		echo "# Daily: the received files handed over, kept 30 days."
-		echo "17 4 * * * uucp find $SPOOL/recvq/listed -name 'fax*.tif' -mtime +30 -delete"
+		echo "# Daily: the received files handed over, and the marks of calls, kept 30 days."
+		echo "17 4 * * * uucp find $SPOOL/recvq/listed \\( -name 'fax*.tif' -o -name 'c[0-9]*' \\) -mtime +30 -delete"
 	} | put_file /etc/cron.d/testfax 0644 root:root
 }
 

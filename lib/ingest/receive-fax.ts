@@ -12,7 +12,7 @@ import {
 } from "../document/index.ts";
 import type { FaxRow } from "../fax/index.ts";
 import { cutSender, newSlug } from "../fax/index.ts";
-import { buildReport } from "../report/index.ts";
+import { buildReport, type HylafaxCall, NO_PAGE_REASON } from "../report/index.ts";
 import { deleteFaxFiles, writeFaxFiles } from "../storage/index.ts";
 
 export interface ReceivedFile {
@@ -35,6 +35,12 @@ export interface ReceivedFile {
 	 * Received header, so a re-delivery lists nothing new and keeps its time.
 	 */
 	relayed?: { queueId: string | null };
+	/**
+	 * What HylaFAX said of the call beside the file: its session log, when
+	 * handed over, and the reason FaxRcvdCmd was given; `callOnly` when the call
+	 * left no file (it ended before its first page).
+	 */
+	hylafax?: HylafaxCall;
 }
 
 export type Received =
@@ -143,7 +149,8 @@ async function insertOnce(
 /** The transmission report kept with the fax (lib/report), as JSON. */
 export function reportOf(file: ReceivedFile, email: FaxEmail | null, reason: string | undefined): string {
 	const relayedByUs = file.relayed !== undefined;
-	return JSON.stringify(buildReport({ source: file.source, bytes: file.bytes, email, relayedByUs, reason }));
+	const { source, bytes, hylafax } = file;
+	return JSON.stringify(buildReport({ source, bytes, email, relayedByUs, reason, hylafax }));
 }
 
 /**
@@ -166,7 +173,9 @@ export async function receiveFax(
 	const receiptKey = receiptKeyOf(file, email);
 	const earlier = receiptKey === undefined ? null : store.receiptSlug(receiptKey);
 	if (earlier !== null) return { repeatOf: earlier };
-	const result = await documentOf(file, email);
+	const result = file.hylafax?.callOnly
+		? ({ ok: false, reason: NO_PAGE_REASON } as const)
+		: await documentOf(file, email);
 	const receivedAt = receivedTime(file, email, now);
 	const slug = uniqueSlug(store);
 	const given = file.sender !== undefined ? file.sender : (email?.sender ?? null);

@@ -153,10 +153,18 @@ describe("/faxtest in Chromium", () => {
 		await untilOnTop(page, next, WELL_BEFORE_THE_HOLD_MS);
 		expect(await shownSlugs(page)).toEqual([next, mine]);
 		const apiCalls = requests.filter((url) => url.includes("/api/faxes?"));
-		// Never two requests within 3 s, whatever comes: a new filter and a new fax included.
+		// What was typed stays; the page says whose tests it shows, with a way back to all.
+		expect(await page.inputValue("#from")).toBe("  acme   30 ");
+		expect(await page.locator("#filter-shown").innerText()).toBe(
+			"Showing only the tests of the sender you entered. Show all tests",
+		);
+		// A test that came while the page was open stands out.
+		expect(await page.locator(`li[data-slug="${next}"]`).getAttribute("class")).toBe("new");
+		// Never two requests within 3 s, whatever comes (a new fax included), but for the
+		// visitor's own filter: it cancels the held request and asks at once.
 		const apiStarts = (await page.evaluate(() => Reflect.get(globalThis, "apiStarts"))) as number[];
 		expect(apiStarts.length).toBeGreaterThanOrEqual(3);
-		const gaps = apiStarts.slice(1).map((start, i) => start - (apiStarts[i] ?? 0));
+		const gaps = apiStarts.slice(2).map((start, i) => start - (apiStarts[i + 1] ?? 0));
 		// The script spaces starts by Date.now(), whole milliseconds; the page's clock reads finer.
 		expect(Math.min(...gaps)).toBeGreaterThan(2998);
 		expect(apiCalls.every((url) => new URL(url).origin === server.baseUrl)).toBe(true);

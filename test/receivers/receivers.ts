@@ -21,7 +21,17 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { parseSessionLog } from "../../lib/report/index.ts";
 import { checkoutWithoutSharpBinary } from "../../testkit/broken-pipeline.ts";
+import {
+	killSenderWhen,
+	receiverLog,
+	sendFaxWith,
+	sessionEndMs,
+	sessionLog,
+	sessionLogNames,
+	xferfaxlogReason,
+} from "../../testkit/hylafax-calls.ts";
 import { freePort } from "../../testkit/ports.ts";
 import {
 	APP,
@@ -398,6 +408,12 @@ describe("HylaFAX", () => {
 		expect(first).toMatchObject({ source: "phone", page_count: 2, received_at: isoSecond(lastPageMs) });
 		// The transmission report of the real call, field by field as faxinfo and tiffinfo read the file.
 		expectPageShowsFaxinfo(await (await fetch(`${api}/faxtest/${first.slug}`)).text(), firstTiff);
+		// Its session, from the session log faxrcvd handed over beside the file.
+		const page = await pageOf(first.slug);
+		logCase("clean call", null, page);
+		expect(page.rule).toBe("all-good");
+		expect(page.html).toContain("Your machine hung up normally (DCN)</li>");
+		expect(page.html).toMatch(/Page 2: took 0:00:0\d; 3 ECM frames, 0 partial page requests \(PPR\)/);
 		await syslogLine(`testfax: ${queueFile}: listed as ${first.slug} (2 pages)`);
 
 		const again = requeue(firstTiff, queueFile, { keepTime: true });
@@ -495,6 +511,128 @@ describe("HylaFAX", () => {
 			expect(phone[0]?.received_at).toBe(isoSecond(queued.mtimeMs));
 		});
 	}
+});
+
+/** A new phone fax, of those not in `before`, polled every 10 ms; the time it was seen. */
+async function newPhoneFax(before: Fax[], timeoutMs: number): Promise<{ fax: Fax; atMs: number }> {
+	const known = new Set(before.map((fax) => fax.slug));
+	const fax = await until(
+		async () => (await phoneFaxes()).find((entry) => !known.has(entry.slug)),
+		timeoutMs,
+		10,
+	);
+	return { fax, atMs: Date.now() };
+}
+
+/** The page of a fax: its verdict's rule and the session log lines it shows. */
+async function pageOf(slug: string): Promise<{ html: string; rule: string; log: string[] }> {
+	const html = await (await fetch(`${api}/faxtest/${slug}`)).text();
+	const rule = /data-rule="([^"]+)"/.exec(html)?.[1] ?? "";
+	const pre = /<pre id="session-log">([^<]*)<\/pre>/.exec(html)?.[1] ?? "";
+	const log = pre
+		.replaceAll("&lt;", "<")
+		.replaceAll("&gt;", ">")
+		.replaceAll("&quot;", '"')
+		.replaceAll("&#39;", "'")
+		.replaceAll("&amp;", "&")
+		.split("\n");
+	return { html, rule, log };
+}
+
+/** What the test prints for the report: HylaFAX's reason and the page's verdict. */
+function logCase(name: string, reason: string | null, page: { html: string; rule: string }) {
+	const title = /<section id="verdict"[^>]*>\n<h2[^>]*>[^<]*<\/h2>\n<p>([^<]*)<\/p>/.exec(page.html)?.[1];
+	console.log(`${name}: HylaFAX: ${reason ?? "clean"}; page: ${page.rule}: ${title}`);
+}
+
+describe("every call that reached a fax machine is accounted for, once (real calls)", () => {
+	const tif = () => join(ROOT, "fixtures/ingest/fax-g3-2d.tif");
+
+	test("the sender gone right after training: FaxRcvdCmd with the reason and no file; listed within seconds of the session's end (faxgetty does not wait for FaxRcvdCmd), not processable, with the TSI, the reason and the timeline", async () => {
+		const before = await phoneFaxes();
+		const logs = sessionLogNames();
+		sendFaxWith(tif());
+		await killSenderWhen(logs, /TRAINING succeeded/);
+		const listing = newPhoneFax(before, 150_000);
+		const name = await receiverLog(logs, 150_000);
+		const { fax, atMs } = await listing;
+		const endMs = sessionEndMs(name);
+		console.log(
+			`cut after training: session end -> listed ${Math.round(atMs - endMs)} ms (polled every 10 ms)`,
+		);
+		// Logged, bounded loosely: the hand-over's start (bun, sudo) on a loaded 2-core machine
+		// took 1.2 s (load 11) and 1.8 s (load 16); the aim is 1 s (issue 38).
+		expect(atMs - endMs).toBeLessThan(5000);
+		expect(fax).toMatchObject({
+			from: "IAXmodem",
+			page_count: null,
+			file_size: null,
+			pdf_url: null,
+			thumbnail_url: null,
+		});
+		const reason = xferfaxlogReason(name.slice(1));
+		expect(reason).toBe("Failed to properly detect high-speed data carrier.");
+		const page = await pageOf(fax.slug);
+		logCase("cut after training", reason, page);
+		expect(page.rule).toBe("ended-before-first-page");
+		expect(page.html).toContain(`HylaFAX said: “${reason}”.`);
+		expect(page.log).toEqual(parseSessionLog(sessionLog(name)).lines.slice(0, page.log.length));
+		runCronLine();
+		expect((await phoneFaxes()).length).toBe(before.length + 1);
+	});
+
+	test("the sender gone during training (its TSI came, no DCS): no FaxRcvdCmd at all; the sweep lists it once, with the reason HylaFAX logged", async () => {
+		const before = await phoneFaxes();
+		const logs = sessionLogNames();
+		sendFaxWith(tif());
+		// Once its TSI is on the line, before its DCS: faxsend logs "SEND training at" before both.
+		await killSenderWhen(logs, /<-- HDLC<\d+:FF C0 C2 /);
+		const name = await receiverLog(logs, 150_000);
+		const reason = xferfaxlogReason(name.slice(1));
+		expect(syslogLines(new RegExp(`testfax: .*${name}`))).toEqual([]);
+		runCronLine();
+		const { fax } = await newPhoneFax(before, 5000);
+		expect(fax).toMatchObject({ from: "IAXmodem", page_count: null });
+		const page = await pageOf(fax.slug);
+		logCase("cut during training", reason, page);
+		expect(page.rule).toBe("handshake-failed");
+		expect(page.html).toContain(`HylaFAX said: “${parseSessionLog(sessionLog(name)).ending.reason}”.`);
+		runCronLine();
+		expect((await phoneFaxes()).length).toBe(before.length + 1);
+	});
+
+	test("a caller that never sends a fax signal (silence): not listed, by FaxRcvdCmd or the sweep; one line in syslog", async () => {
+		const before = await phoneFaxes();
+		const logs = sessionLogNames();
+		sendFaxWith(tif());
+		await killSenderWhen(logs, /DIAL/);
+		const name = await receiverLog(logs, 150_000);
+		console.log(`silent caller: HylaFAX: ${xferfaxlogReason(name.slice(1))}; page: none (not listed)`);
+		runCronLine();
+		await syslogLine(
+			`testfax: ${name}: no fax machine answered (no fax signal, a voice call or silence): not listed`,
+		);
+		runCronLine();
+		expect(await phoneFaxes()).toEqual(before);
+	});
+
+	test("ECM off at 9,600 bit/s (sendfax -E -B 9600): listed with its pages, the V.29 training and each page's lines on its page, and the advice to turn ECM on", async () => {
+		const before = await phoneFaxes();
+		const logs = sessionLogNames();
+		sendFaxWith(tif(), ["-E", "-B", "9600"]);
+		const { fax } = await newPhoneFax(before, 150_000);
+		const name = await receiverLog(logs, 10_000);
+		expect(fax.page_count).toBe(2);
+		const page = await pageOf(fax.slug);
+		logCase("ECM off, 9600", xferfaxlogReason(name.slice(1)), page);
+		expect(page.rule).toBe("ecm-off");
+		expect(pageDetails(page.html)["Error correction (ECM)"]).toBe("No");
+		expect(pageDetails(page.html)["Signal rate"]).toBe("9,600 bit/s (V.29)");
+		expect(page.html).toMatch(/<li><time>[\d:]+<\/time> Training at v\.29 9600 bit\/s: succeeded/);
+		expect(page.html).toMatch(
+			/<li><time>[\d:]+<\/time> Page 2: took 0:00:0\d; 400 lines, 0 bad \(0 in a row\); your machine said EOP/,
+		);
+	});
 });
 
 describe("the cron sweep beside another hand-over of the same fax", () => {
