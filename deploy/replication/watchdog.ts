@@ -29,7 +29,9 @@ function loopbackPort(): Promise<number> {
 }
 
 process.exitCode = await runWatchdog({
-	command: process.argv.slice(2),
+	// setpriv (util-linux): Litestream gets SIGKILL when the watchdog dies, even by SIGKILL, so no
+	// orphan goes on replicating (and holding the database) beside the next watchdog.
+	command: ["setpriv", "--pdeathsig", "KILL", "--", ...process.argv.slice(2)],
 	db: process.env.DATABASE_PATH ?? "",
 	metricsAddr: process.env.LITESTREAM_METRICS_ADDR || "127.0.0.1:9092",
 	childMetricsPort: await loopbackPort(),
