@@ -28,7 +28,8 @@ function loopbackPort(): Promise<number> {
 	});
 }
 
-process.exitCode = await runWatchdog({
+// process.exit: a drain's timer still pending would hold the process for its 10 s.
+const code = await runWatchdog({
 	// setpriv (util-linux): Litestream gets SIGKILL when the watchdog dies, even by SIGKILL, so no
 	// orphan goes on replicating (and holding the database) beside the next watchdog.
 	command: ["setpriv", "--pdeathsig", "KILL", "--", ...process.argv.slice(2)],
@@ -40,3 +41,4 @@ process.exitCode = await runWatchdog({
 	drainMs: seconds("LITESTREAM_STOP_SECONDS", 10),
 	log: (line) => console.error(line),
 });
+process.exit(code);

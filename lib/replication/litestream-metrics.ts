@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -27,6 +27,20 @@ export function replicaPosition(metrics: string): number | undefined {
 	return index === undefined || offset === undefined ? undefined : index * INDEX + offset;
 }
 
+function metaPath(databasePath: string): string {
+	return join(dirname(databasePath), `.${basename(databasePath)}-litestream`);
+}
+
+/**
+ * Makes the next Litestream begin a new generation (as when it finds none):
+ * an SFTP session stuck under the stopped one may still write into the
+ * current generation's files on the replica once it wakes, so the next
+ * process must not append to them.
+ */
+export async function forgetGeneration(databasePath: string): Promise<void> {
+	await rm(join(metaPath(databasePath), "generation"), { force: true });
+}
+
 /**
  * The local position, from Litestream's shadow WAL beside the database
  * (`.NAME-litestream/generations/GEN/wal/INDEX.wal`; its size is the offset
@@ -37,7 +51,7 @@ export function replicaPosition(metrics: string): number | undefined {
 export async function localPosition(
 	databasePath: string,
 ): Promise<{ generation: string; position: number } | undefined> {
-	const meta = join(dirname(databasePath), `.${basename(databasePath)}-litestream`);
+	const meta = metaPath(databasePath);
 	try {
 		const generation = (await readFile(join(meta, "generation"), "utf8")).trim();
 		const dir = join(meta, "generations", generation, "wal");

@@ -1,4 +1,4 @@
-import { localPosition, replicaPosition } from "./litestream-metrics.ts";
+import { forgetGeneration, localPosition, replicaPosition } from "./litestream-metrics.ts";
 import { StallClock } from "./stall-clock.ts";
 
 /**
@@ -112,6 +112,7 @@ export async function runWatchdog(options: WatchdogOptions): Promise<number> {
 			if (!clock.stuck(Date.now(), options.stallRestartMs, options.firstSyncMs)) continue;
 			const stall = clock.stallSeconds(Date.now()).toFixed(0);
 			const how = await stopWithin(child, options.drainMs);
+			await forgetGeneration(options.db);
 			restarts++;
 			options.log(
 				`replication watchdog: the replica confirmed nothing new for ${stall} s; litestream ${how}, starting it again`,
