@@ -139,7 +139,8 @@ function sampleStall(metricsUrl: string, db: string) {
 			const at = Date.now();
 			const stall = sample(text, `testfax_replication_stall_seconds{db="${db}"}`);
 			const restarts = sample(text, `testfax_replication_restarts_total{db="${db}"}`);
-			if (stall !== undefined) samples.push({ at, stall, restarts: restarts ?? 0 });
+			const errors = sample(text, `litestream_sync_error_count{db="${db}"}`) ?? 0;
+			if (stall !== undefined) samples.push({ at, stall, restarts: restarts ?? 0, errors });
 			await Bun.sleep(500);
 		}
 	})();
@@ -296,6 +297,8 @@ test("replication recovers by itself from a replica that vanishes, refuses write
 		if (run.fault === "healthy") {
 			expect(peak).toBeLessThan(15);
 			expect(run.samples.at(-1)?.restarts).toBe(0);
+			// Nor does ReplicationFailing page under a steady ingest: no sync error at all.
+			expect(Math.max(...run.samples.map((s) => s.errors))).toBe(0);
 		} else {
 			// It rose during the fault and fell after it.
 			expect(peak).toBeGreaterThan(30);

@@ -10,6 +10,8 @@ export interface StallSample {
 	at: number;
 	stall: number;
 	restarts: number;
+	/** litestream_sync_error_count of the Litestream process then running. */
+	errors: number;
 }
 
 export interface CapturedRun {
