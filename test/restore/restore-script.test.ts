@@ -5,7 +5,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { childEnv } from "../../testkit/child-env.ts";
+import { childEnv, realClockEnv } from "../../testkit/child-env.ts";
 import { freePort } from "../../testkit/ports.ts";
 import { runCommand } from "../../testkit/processes.ts";
 import { makeTempDir } from "../../testkit/server.ts";
@@ -100,7 +100,10 @@ test("a newer generation with fewer faxes is refused until one is chosen; each s
 	// A point in time inside the new generation, between its first fax and its second.
 	const between = await replicateOnce(first, async () => {
 		await Bun.sleep(500);
-		const at = new Date().toISOString();
+		// Litestream (a static Go binary) keeps the real clock under `test:any-date`'s faketime.
+		const at = Bun.spawnSync(["date", "-u", "+%Y-%m-%dT%H:%M:%S.%3NZ"], { env: realClockEnv() })
+			.stdout.toString()
+			.trim();
 		await Bun.sleep(500);
 		await ingest(first, 1);
 		await Bun.sleep(1500);
