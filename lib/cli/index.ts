@@ -15,6 +15,8 @@ const LOADERS: Record<string, () => Promise<Command>> = {
 	backup: async () => (await import("./commands/backup.ts")).backupCommand,
 	"restore-files": async () => (await import("./commands/restore-files.ts")).restoreFilesCommand,
 	wait: async () => (await import("./commands/wait.ts")).waitCommand,
+	check: async () => (await import("./commands/check.ts")).checkCommand,
+	reprocess: async () => (await import("./commands/reprocess.ts")).reprocessCommand,
 };
 
 /**

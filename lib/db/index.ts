@@ -1,5 +1,6 @@
 // SQLite: the schema and every statement on faxes.
 export { COMMIT_SOURCES, type CommitSource } from "./commit-counter.ts";
+export type { OriginalFile } from "./fax-originals.ts";
 export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
 	type FaxFileBytes,

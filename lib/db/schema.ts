@@ -91,8 +91,16 @@ BEGIN
 	DELETE FROM fax_reports WHERE slug = old.slug;
 END;
 `;
+// Version 7: the file as received of each fax listed as not processable, so
+// the operator can process it again once the host is fixed (`fax reprocess`).
+// Never served; it goes with its row, after 30 days at the latest.
+const FAX_ORIGINALS = `
+CREATE TABLE IF NOT EXISTS fax_originals (slug TEXT PRIMARY KEY, filename TEXT, relayed INTEGER NOT NULL, original BLOB NOT NULL);
+CREATE TRIGGER IF NOT EXISTS fax_originals_follow_row AFTER DELETE ON faxes
+BEGIN DELETE FROM fax_originals WHERE slug = old.slug; END;
+`;
 /** The version this code writes into `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 // A write transaction holds the lock other writers (a receiving `fax ingest`)
 // wait for; batches keep each one short on a large database.
@@ -190,5 +198,10 @@ export function migrate(db: Database): void {
 		if (versionOf(db) !== 5) return;
 		db.exec(FAX_REPORTS);
 		db.exec("PRAGMA user_version = 6");
+	}).immediate();
+	db.transaction(() => {
+		if (versionOf(db) !== 6) return;
+		db.exec(FAX_ORIGINALS);
+		db.exec("PRAGMA user_version = 7");
 	}).immediate();
 }

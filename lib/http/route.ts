@@ -12,6 +12,8 @@ export interface Operations {
 	isDraining(): boolean;
 	/** Runs a query; throws when the database cannot answer. */
 	checkDatabase(): void;
+	/** Null when the document pipeline loads on this host (`fax check`), else the part that does not. */
+	documentPipeline(): Promise<string | null>;
 	/** Which store counts the rate limit now, and how its Redis is reached (null without Redis). */
 	rateLimit(): { backend: string; redisMode: string | null };
 	/** The Prometheus text and its content type. */

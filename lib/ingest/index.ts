@@ -3,3 +3,4 @@ export { MAX_EMAIL_BYTES, MAX_INPUT_BYTES } from "../document/index.ts";
 export { type Received, type ReceivedFile, receiveFax } from "./receive-fax.ts";
 // HylaFAX's receive queue: what `fax receive-hylafax` hands over.
 export { RECVQ_NAME, RECVQ_READ_LIMIT, recvqReceivedFile } from "./recvq.ts";
+export { type Reprocessed, reprocessFax } from "./reprocess-fax.ts";

@@ -77,7 +77,7 @@ export const MISSING_FAX_PAGE = htmlPage(
 	`<main>
 <h1>No such test fax</h1>
 <p>No test fax has this address. A fax shows here only once its processing is
-done, usually 1 to 2 minutes after the call ends: try again shortly.</p>
+done, within 5 seconds of the end of the call or of the mail's arrival: try again shortly.</p>
 <p><a href="/docs">API documentation</a></p>
 </main>`,
 );

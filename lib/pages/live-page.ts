@@ -75,8 +75,8 @@ export function livePage(
 	const empty = `<p id="empty"${faxes.length === 0 ? "" : " hidden"}>No test fax in the last 24 hours${filter.kind === "sender" ? " from this sender" : ""} yet.</p>`;
 	const body = `<main>
 <h1>Test faxes of the last 24 hours</h1>
-<p>Send a test fax, by phone or by email, and it shows here within seconds of the end of the call,
-newest first. Select a test for its page and transmission report.</p>
+<p>Send a test fax, by phone or by email, and it shows here within 5 seconds of the end of the call
+or of the mail's arrival, newest first. Select a test for its page and transmission report.</p>
 <form method="get" action="/faxtest" id="filter">
 <label>Only the tests of this sender
 <input name="from" id="from" maxlength="255" autocomplete="off" placeholder="+1 555 123 4567, station ID or email"></label>
