@@ -6,7 +6,9 @@
 //    ingest fixtures, processed once, each copy made unique), written as
 //    `fax ingest` writes them: files on disk, row and bytes in one transaction.
 // 2. Replicates them with deploy/replication/replicate.sh to a second "host"
-//    (an sshd of its own on loopback, SFTP; needs root) and waits for the replica.
+//    (an sshd of its own on loopback, SFTP; needs root) and waits for the
+//    replica; kills that sshd for a minute while faxes come in and times
+//    "replica back → caught up".
 // 3. Runs `fax ingest` in a loop beside a server, SIGKILLs every process of
 //    the host mid-ingest, deletes its data folder.
 // 4. Times deploy/replication/restore.sh and a new server until /readyz is 200
@@ -40,6 +42,7 @@ const TARGETS = { rpoSeconds: 5, rtoSeconds: 120 };
 const COST_FAXES = 300;
 const TRIALS = 5;
 const TRIAL_SECONDS = 4;
+const OUTAGE_SECONDS = 60;
 
 const root = makeTempDir();
 const sftp = await startSftpHost();
@@ -102,17 +105,21 @@ async function generate(databasePath: string, storageDir: string): Promise<{ fax
 	return { faxes: total, bytes };
 }
 
-/** Litestream's own view: the replica holds everything read from the database. */
-async function replicaCaughtUp(metricsUrl: string): Promise<boolean> {
+/** The watchdog's stall (deploy/replication/watchdog.ts), or NaN while nothing answers. */
+async function stallSeconds(metricsUrl: string): Promise<number> {
 	const text = await fetch(metricsUrl).then(
 		(response) => response.text(),
 		() => "",
 	);
-	const value = (name: string) =>
-		Number(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
-	const shadow = value("litestream_shadow_wal_index") * 2 ** 32 + value("litestream_shadow_wal_size");
-	const replica = value("litestream_replica_wal_index") * 2 ** 32 + value("litestream_replica_wal_offset");
-	return Number.isFinite(shadow) && shadow === replica;
+	const match = /^testfax_replication_stall_seconds\{[^}]*\} (\S+)$/m.exec(text);
+	const confirmed = /^litestream_replica_wal_index\{/m.test(text);
+	return match && confirmed ? Number(match[1]) : Number.NaN;
+}
+
+/** The replica holds everything the database held at `since` (ms). */
+async function caughtUpSince(metricsUrl: string, since: number): Promise<boolean> {
+	const stall = await stallSeconds(metricsUrl);
+	return Number.isFinite(stall) && Date.now() - stall * 1000 > since;
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
@@ -159,6 +166,34 @@ async function ingestUntilLoss(
 	const lostAt = Date.now();
 	for (const child of [inFlight, ...killed]) child.kill("SIGKILL");
 	return { committed, lostAt };
+}
+
+/**
+ * The replica host's sshd and its sessions killed for OUTAGE_SECONDS while
+ * faxes come in, then back: how long until the replica holds everything
+ * (Litestream restarted by the watchdog), beside the yardstick of the first
+ * replica of the same database from a fresh start (`initialMs`).
+ */
+async function replicaOutage(
+	host: ReturnType<typeof env>,
+	metricsUrl: string,
+	initialMs: number,
+): Promise<void> {
+	const ingestOne = () => ingestCommandMs(host);
+	await sftp.kill();
+	const down = Date.now();
+	let faxes = 0;
+	while (Date.now() - down < OUTAGE_SECONDS * 1000) {
+		await ingestOne();
+		faxes++;
+	}
+	await sftp.start();
+	const started = Date.now();
+	const backMs = await until("caught up", () => caughtUpSince(metricsUrl, started), 600_000);
+	console.log(
+		`replica back → caught up: ${seconds(backMs)} s after ${OUTAGE_SECONDS} s with the replica's sshd killed (${faxes} faxes meanwhile); ` +
+			`yardstick: the first replica from a fresh start ${seconds(initialMs)} s; ratio ${(backMs / initialMs).toFixed(2)}`,
+	);
 }
 
 /** The store step of an ingest, with or without the bytes in the row's transaction: ms per fax. */
@@ -265,8 +300,10 @@ try {
 		stderr: "ignore",
 	});
 	const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-	const initialMs = await until("first replica", () => replicaCaughtUp(metricsUrl), 600_000);
+	const replicating = Date.now();
+	const initialMs = await until("first replica", () => caughtUpSince(metricsUrl, replicating), 600_000);
 	console.log(`first snapshot on the replica host after ${seconds(initialMs)} s`);
+	await replicaOutage(first, metricsUrl, initialMs);
 	const server = await startServerProcess(first);
 	const { committed, lostAt } = await ingestUntilLoss(first, [server.child, replication]);
 	const databaseBytes = Bun.file(first.DATABASE_PATH).size;

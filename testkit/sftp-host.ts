@@ -1,7 +1,17 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	chownSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./ports.ts";
+import { childrenOf } from "./processes.ts";
 
 /** A second "host" for a replica: an sshd of its own on loopback, serving SFTP to a throwaway user. */
 export interface SftpHost {
@@ -11,7 +21,40 @@ export interface SftpHost {
 	keyPath: string;
 	/** Where the replica lands on this machine, to look at. */
 	replicaDir: string;
+	/** The replica host vanishes: sshd and every session of it SIGKILLed. */
+	kill(): Promise<void>;
+	/** It comes back on the same port. */
+	start(): Promise<void>;
+	/** It hangs: sshd and every session of it SIGSTOPped (connections are still accepted by the kernel). */
+	pause(): Promise<void>;
+	resume(): Promise<void>;
+	/** Its replica folder, and every folder in it, made unwritable (false) or writable again (true). */
+	writable(yes: boolean): void;
 	stop(): Promise<void>;
+}
+
+/** A process and all its descendants, parents first. */
+async function processTree(pid: number): Promise<number[]> {
+	const tree = [pid];
+	for (let i = 0; i < tree.length; i++) tree.push(...(await childrenOf(tree[i] ?? 0).catch(() => [])));
+	return tree;
+}
+
+async function signalTree(pid: number, signal: NodeJS.Signals): Promise<void> {
+	for (const each of await processTree(pid)) {
+		try {
+			process.kill(each, signal);
+		} catch {
+			// Gone meanwhile: a session that ended.
+		}
+	}
+}
+
+function foldersUnder(dir: string): string[] {
+	const below = readdirSync(dir, { withFileTypes: true })
+		.filter((entry) => entry.isDirectory())
+		.flatMap((entry) => foldersUnder(join(dir, entry.name)));
+	return [dir, ...below];
 }
 
 function run(command: string[]): void {
@@ -45,11 +88,11 @@ function sshdConfig(dir: string, port: number, user: string): string {
  * authorized_keys as the user.
  * The system's sshd and /etc/ssh are not touched; only sshd's privilege
  * separation folder /run/sshd is created when missing, as Debian's own
- * service does.
+ * service does. `tag` tells apart the users of several hosts of one test.
  */
-export async function startSftpHost(): Promise<SftpHost> {
+export async function startSftpHost(tag = ""): Promise<SftpHost> {
 	const dir = mkdtempSync(join(tmpdir(), "testfax-sftp-"));
-	const user = `tfrepl${process.pid}`;
+	const user = `tfrepl${process.pid}${tag}`;
 	const home = join(dir, "replica-host");
 	chmodSync(dir, 0o755);
 	mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
@@ -79,16 +122,37 @@ export async function startSftpHost(): Promise<SftpHost> {
 		writeFileSync(join(dir, "authorized_keys"), await Bun.file(join(dir, "client_ed25519.pub")).text());
 		const port = await freePort();
 		writeFileSync(join(dir, "sshd_config"), sshdConfig(dir, port, user));
-		const sshd = Bun.spawn(["/usr/sbin/sshd", "-D", "-e", "-f", join(dir, "sshd_config")], {
-			stdout: "ignore",
-			stderr: "pipe",
-		});
+		const spawnSshd = () =>
+			Bun.spawn(["/usr/sbin/sshd", "-D", "-e", "-f", join(dir, "sshd_config")], {
+				stdout: "ignore",
+				stderr: "pipe",
+			});
+		let sshd = spawnSshd();
 		await untilListening(port, sshd);
+		const replicaDir = join(home, "replica");
+		const modes = new Map<string, number>();
 		return {
 			url: `sftp://${user}@127.0.0.1:${port}${home}/replica`,
 			keyPath: join(dir, "client_ed25519"),
-			replicaDir: join(home, "replica"),
+			replicaDir,
+			async kill() {
+				await signalTree(sshd.pid, "SIGKILL");
+				await sshd.exited;
+			},
+			async start() {
+				sshd = spawnSshd();
+				await untilListening(port, sshd);
+			},
+			pause: () => signalTree(sshd.pid, "SIGSTOP"),
+			resume: () => signalTree(sshd.pid, "SIGCONT"),
+			writable(yes) {
+				for (const folder of foldersUnder(replicaDir)) {
+					if (!yes) modes.set(folder, statSync(folder).mode & 0o7777);
+					chmodSync(folder, yes ? (modes.get(folder) ?? 0o755) : 0o555);
+				}
+			},
 			async stop() {
+				await signalTree(sshd.pid, "SIGCONT");
 				sshd.kill("SIGTERM");
 				await sshd.exited;
 				// A session child of sshd may outlive it by a moment and keep the user busy.

@@ -45,6 +45,26 @@ async function storedFiles(slug: string) {
 }
 
 describe("fax ingest", () => {
+	test("--json prints the fax as the API shows it also when the receipt key was used, and a removal since", async () => {
+		const tiff = join(FIXTURES, "fax-g3-2d.tif");
+		const args = ["ingest", tiff, "--source", "phone", "--receipt-key", "json-repeat:1", "--json"];
+		const first = await runFax(args, server.env);
+		expect(first.code).toBe(0);
+		const fax = JSON.parse(first.stdout) as ApiFax;
+		const again = await runFax(args, server.env);
+		expect({ code: again.code, fax: JSON.parse(again.stdout) }).toEqual({
+			code: 0,
+			fax: await apiView(fax.slug),
+		});
+		expect(again.stderr).toBe(`ingest: already listed as ${fax.slug} (receipt key json-repeat:1)\n`);
+		expect((await runFax(["remove", fax.slug], server.env)).code).toBe(0);
+		const removed = await runFax(args, server.env);
+		expect({ code: removed.code, out: JSON.parse(removed.stdout) }).toEqual({
+			code: 0,
+			out: { slug: fax.slug, removed: true },
+		});
+	});
+
 	test("a multi-page G4 TIFF from a fax receiver becomes a listed fax with PDF and thumbnail", async () => {
 		const tiff = await writeInput(
 			"fax.tif",

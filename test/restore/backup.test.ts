@@ -4,7 +4,7 @@
 
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FaxStore, openDatabase } from "../../lib/db/index.ts";
 import { archiveFaxFiles, purgeExpired, writeFaxFiles } from "../../lib/storage/index.ts";
@@ -155,4 +155,15 @@ test("the purge copies into the database the files only the disk holds, and only
 		},
 	]);
 	expect(await archiveFaxFiles(store, storageDir)).toEqual({ archived: 0, missing: 1 });
+});
+
+test("fax restore-files refuses a missing database instead of making an empty one", async () => {
+	const lost = host("no-database");
+	const result = await lost.fax(["restore-files"]);
+	expect(result).toEqual({
+		code: 1,
+		stdout: "",
+		stderr: `restore-files: ${lost.env.DATABASE_PATH} does not exist; nothing to restore from\n`,
+	});
+	expect(existsSync(lost.env.DATABASE_PATH)).toBe(false);
 });

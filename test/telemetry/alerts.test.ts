@@ -6,27 +6,32 @@ import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FaxStore, openDatabase } from "../../lib/db/index.ts";
 import { receiverQueues } from "../../lib/queues/index.ts";
+import { childEnv } from "../../testkit/child-env.ts";
 import { freePort } from "../../testkit/ports.ts";
 import { runCommand } from "../../testkit/processes.ts";
 import { makeTempDir } from "../../testkit/server.ts";
 import { startServerProcess } from "../../testkit/server-process.ts";
+import { writeSettingsFile } from "../../testkit/settings-file.ts";
 import { useRedisServer } from "../../testkit/use-redis.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const PROMETHEUS = join(ROOT, "deploy/prometheus");
-const LITESTREAM = join(ROOT, "node_modules/@flydotio/litestream-linux-x64/litestream");
 const redis = useRedisServer();
 const dir = makeTempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The metric names the rules' expressions read. */
+/** The metric names the rules' expressions read (the watchdog's `testfax_replication_` under "litestream_"). */
 async function ruleMetricNames(prefix: string): Promise<string[]> {
 	const rules = await Bun.file(join(PROMETHEUS, "alerts.yml")).text();
 	const exprs = rules
 		.split("\n")
 		.filter((line) => !line.trimStart().startsWith("#") && !line.includes("summary:"));
-	const names = exprs.join("\n").match(new RegExp(`\\b${prefix}[a-z_]+`, "g")) ?? [];
-	return [...new Set(names)].sort();
+	const text = exprs.join("\n");
+	const watchdog: string[] = text.match(/\btestfax_replication_[a-z_]+/g) ?? [];
+	const names = (text.match(new RegExp(`\\b${prefix}[a-z_]+`, "g")) ?? []).filter(
+		(name) => !watchdog.includes(name),
+	);
+	return [...new Set(prefix === "litestream_" ? [...names, ...watchdog] : names)].sort();
 }
 
 function exposedNames(metrics: string): Set<string> {
@@ -128,22 +133,25 @@ test("a fax whose receipt is recorded no longer waits; an unreadable queue reads
 	}
 });
 
-test("every litestream_ metric the rules read is exposed by a running Litestream", async () => {
+test("every litestream_ and watchdog metric the rules read is exposed at LITESTREAM_METRICS_ADDR by replicate.sh", async () => {
 	const db = join(dir, "replicated.sqlite");
 	openDatabase(db).close();
 	const port = await freePort();
-	const config = join(dir, "litestream.yml");
-	writeFileSync(
-		config,
-		`addr: 127.0.0.1:${port}\ndbs:\n  - path: ${db}\n    replicas:\n      - url: file://${join(dir, "replica")}\n`,
-	);
-	const litestream = Bun.spawn([LITESTREAM, "replicate", "-config", config], {
+	const settings = join(dir, "replication.env");
+	writeSettingsFile(settings, {
+		DATABASE_PATH: db,
+		STORAGE_DIR: join(dir, "replicated-storage"),
+		LITESTREAM_REPLICA_URL: `file://${join(dir, "replica")}`,
+		LITESTREAM_METRICS_ADDR: `127.0.0.1:${port}`,
+	});
+	const replication = Bun.spawn([join(ROOT, "deploy/replication/replicate.sh")], {
+		env: childEnv({ TESTFAX_SETTINGS: settings }),
 		stdout: "ignore",
 		stderr: "ignore",
 	});
 	try {
 		const used = await ruleMetricNames("litestream_");
-		expect(used.length).toBe(5);
+		expect(used).toEqual(["litestream_sync_error_count", "testfax_replication_stall_seconds"]);
 		let exposed = new Set<string>();
 		for (let tries = 0; tries < 100 && !used.every((name) => exposed.has(name)); tries++) {
 			await Bun.sleep(100);
@@ -154,7 +162,7 @@ test("every litestream_ metric the rules read is exposed by a running Litestream
 		}
 		for (const name of used) expect(exposed).toContain(name);
 	} finally {
-		litestream.kill("SIGTERM");
-		await litestream.exited;
+		replication.kill("SIGTERM");
+		expect(await replication.exited).toBe(0);
 	}
 });

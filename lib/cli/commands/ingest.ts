@@ -1,8 +1,18 @@
-import { loadConfig } from "../../config.ts";
+import { type Config, loadConfig } from "../../config.ts";
 import { MAX_EMAIL_BYTES, PipelineUnavailableError } from "../../document/index.ts";
 import { createFaxPresenter, parseOffsetDateTime } from "../../fax/index.ts";
 import { type Command, type CommandIO, EXIT, parseCommandArgs, UsageError } from "../command.ts";
+import { withStore } from "../open-store.ts";
 import { storeReceived } from "../store-received.ts";
+
+/** The fax a receipt key became, as the API shows it, or that it was removed since. */
+function repeatJson(config: Config, slug: string): Promise<string> {
+	return withStore(config, (store) => {
+		const found = store.lookup(slug, 0);
+		if (found.state !== "found") return JSON.stringify({ slug, removed: true });
+		return JSON.stringify(createFaxPresenter(config)(found.fax));
+	});
+}
 
 /** Exit code of a fax that was recorded, but as not processable. */
 const EXIT_NOT_PROCESSABLE = 3;
@@ -54,7 +64,9 @@ Options:
                         queue file): handed over again under the same key, the
                         fax is not listed twice; the slug it became is printed
                         and "already listed" goes to standard error (exit 0)
-  --json                print the fax as the API shows it instead of its slug
+  --json                print the fax as the API shows it instead of its slug;
+                        one already listed under the receipt key too, and
+                        {"slug": S, "removed": true} for one removed since
 
 A file that cannot be processed (corrupt, empty, encrypted, not a fax format,
 an email without attachment) is still recorded, as a fax that could not be
@@ -112,7 +124,7 @@ recorded), 2 bad arguments.`,
 			return EXIT.failed;
 		}
 		if (received.repeatOf !== undefined) {
-			io.out(received.repeatOf);
+			io.out(values.json ? await repeatJson(config, received.repeatOf) : received.repeatOf);
 			io.err(`ingest: already listed as ${received.repeatOf} (receipt key ${values["receipt-key"]})`);
 			return EXIT.ok;
 		}

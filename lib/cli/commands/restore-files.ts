@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { restoreFiles } from "../../backup/index.ts";
 import { loadConfig } from "../../config.ts";
 import { type Command, EXIT, parseCommandArgs } from "../command.ts";
@@ -13,10 +14,17 @@ STORAGE_DIR/faxes. The last step of deploy/replication/restore.sh, which runs
 it on a restored database before the server starts; running it again rewrites
 the same bytes.
 
-Exit codes: 0 done, 1 failed (a full disk, permissions), 2 bad arguments.`,
+Exit codes: 0 done, 1 failed (no database at DATABASE_PATH, a full disk,
+permissions), 2 bad arguments.`,
 	async run(argv, io) {
 		parseCommandArgs(argv, {}, 0);
-		const count = await withStore(loadConfig(io.env), (store, storageDir) => restoreFiles(store, storageDir));
+		const config = loadConfig(io.env);
+		// Opening a missing database would make an empty one, and "0 faxes" would look like success.
+		if (!existsSync(config.databasePath)) {
+			io.err(`restore-files: ${config.databasePath} does not exist; nothing to restore from`);
+			return EXIT.failed;
+		}
+		const count = await withStore(config, (store, storageDir) => restoreFiles(store, storageDir));
 		io.out(`restored the files of ${count} faxes`);
 		return EXIT.ok;
 	},
