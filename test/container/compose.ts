@@ -216,7 +216,21 @@ async function answeredBy(adminBase: string): Promise<number> {
 	return total;
 }
 
+/** The rate-limit backend an instance's /readyz names: "redis" once it counts in Redis. */
+async function rateLimitBackend(instance: Instance): Promise<string | undefined> {
+	const answer = await fetch(`${instance.admin}/readyz`).catch(() => null);
+	return ((await answer?.json().catch(() => null)) as { rate_limit?: string } | null)?.rate_limit;
+}
+
 async function countShared(): Promise<void> {
+	// An instance started again counts in its own memory until it reaches Redis:
+	// a burst then would see two counts (62 answers of 200 once, under load).
+	for (const instance of state.instances) {
+		await until(
+			async () => (await rateLimitBackend(instance)) === "redis",
+			`${instance.name} counting in Redis`,
+		);
+	}
 	await freshCounts();
 	const before = await Promise.all(state.instances.map((instance) => answeredBy(instance.admin)));
 	const answers: { status: number; remaining: string | null }[] = [];

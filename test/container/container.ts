@@ -37,7 +37,7 @@ let projectLayers = 0;
 beforeAll(async () => {
 	podmanRef.current = await startPodman();
 	projectLayers = await buildProjectImage(podmanRef.current);
-}, 600_000);
+}, 900_000);
 
 afterAll(async () => {
 	await podmanRef.current?.remove();

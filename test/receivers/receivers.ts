@@ -664,6 +664,32 @@ describe("the cron sweep beside another hand-over of the same fax", () => {
 	});
 });
 
+describe("two hand-overs of one fax at once", () => {
+	test("both succeed without a word on stderr (cron mails it), and the fax is listed once", async () => {
+		const queueFile = `fax7${String(Date.now()).slice(-8)}.tif`;
+		requeue(firstTiff, queueFile, { keepTime: false });
+		const phoneBefore = await phoneFaxes();
+		// Each opens the file at its start; a hand-over takes far longer than that,
+		// so both hand it over and the second finds it moved by the first.
+		const runs = await Promise.all(
+			[1, 2].map(async () => {
+				const run = Bun.spawn(faxgettyRuns(`recvq/${queueFile}`), { stdout: "pipe", stderr: "pipe" });
+				const [stdout, stderr] = await Promise.all([
+					new Response(run.stdout).text(),
+					new Response(run.stderr).text(),
+				]);
+				return { code: await run.exited, stdout, stderr };
+			}),
+		);
+		expect(runs).toEqual([
+			{ code: 0, stdout: "", stderr: "" },
+			{ code: 0, stdout: "", stderr: "" },
+		]);
+		expect((await phoneFaxes()).length).toBe(phoneBefore.length + 1);
+		expect(readdirSync(RECVQ).filter((name) => name.startsWith("fax"))).toEqual([]);
+	});
+});
+
 describe("least privilege, checked as each user", () => {
 	test("HylaFAX's user, uucp, which every HylaFAX daemon runs as, can neither write the database, the stored files nor the settings, nor read the settings", () => {
 		// This host's daemons only: a container's HylaFAX shows in the host's process list too.
