@@ -292,7 +292,7 @@ describe("GET /faxtest/<slug> over HTTP", () => {
 		);
 		for (const path of ["/faxtest", "/faxtest/fax_robots1", "/faxtest/fax_nothere"])
 			expect(await (await own.request(path)).text()).toContain(
-				'<meta name="description" content="A public fax test site: send a test fax by phone or email and see within seconds whether it arrived, how the call went and what to change.">',
+				'<meta name="description" content="A public fax test site: send a test fax by phone or email and see within 5 seconds whether it arrived, how the call went and what to change.">',
 			);
 	});
 
