@@ -81,6 +81,40 @@ function sshdConfig(dir: string, port: number, user: string): string {
 	].join("\n");
 }
 
+/** A system user for the replica host, with no password login; the returned function deletes it and `dir`. */
+function makeReplicaUser(dir: string, user: string, home: string): () => void {
+	// Password "*": no password login, but not locked ("!"), which sshd without PAM refuses outright.
+	run([
+		"useradd",
+		"--system",
+		"--no-create-home",
+		"--home-dir",
+		home,
+		"--shell",
+		"/usr/sbin/nologin",
+		"--password",
+		"*",
+		user,
+	]);
+	return () => {
+		run(["userdel", user]);
+		rmSync(dir, { recursive: true, force: true });
+	};
+}
+
+/** The user's home, sshd's host key, the client's key and sshd's configuration; the port sshd is to listen on. */
+async function prepareHost(dir: string, user: string, home: string): Promise<number> {
+	mkdirSync(home);
+	const uid = Number(Bun.spawnSync(["id", "-u", user]).stdout.toString());
+	chownSync(home, uid, uid);
+	run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(dir, "host_ed25519")]);
+	run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(dir, "client_ed25519")]);
+	writeFileSync(join(dir, "authorized_keys"), await Bun.file(join(dir, "client_ed25519.pub")).text());
+	const port = await freePort();
+	writeFileSync(join(dir, "sshd_config"), sshdConfig(dir, port, user));
+	return port;
+}
+
 /**
  * Starts sshd (needs root: it switches to the user) with its own host key and
  * configuration in a folder of its own, for a user made for this run; stop()
@@ -96,32 +130,9 @@ export async function startSftpHost(tag = ""): Promise<SftpHost> {
 	const home = join(dir, "replica-host");
 	chmodSync(dir, 0o755);
 	mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
-	// Password "*": no password login, but not locked ("!"), which sshd without PAM refuses outright.
-	run([
-		"useradd",
-		"--system",
-		"--no-create-home",
-		"--home-dir",
-		home,
-		"--shell",
-		"/usr/sbin/nologin",
-		"--password",
-		"*",
-		user,
-	]);
-	const stopUser = () => {
-		run(["userdel", user]);
-		rmSync(dir, { recursive: true, force: true });
-	};
+	const stopUser = makeReplicaUser(dir, user, home);
 	try {
-		mkdirSync(home);
-		const uid = Number(Bun.spawnSync(["id", "-u", user]).stdout.toString());
-		chownSync(home, uid, uid);
-		run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(dir, "host_ed25519")]);
-		run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(dir, "client_ed25519")]);
-		writeFileSync(join(dir, "authorized_keys"), await Bun.file(join(dir, "client_ed25519.pub")).text());
-		const port = await freePort();
-		writeFileSync(join(dir, "sshd_config"), sshdConfig(dir, port, user));
+		const port = await prepareHost(dir, user, home);
 		const spawnSshd = () =>
 			Bun.spawn(["/usr/sbin/sshd", "-D", "-e", "-f", join(dir, "sshd_config")], {
 				stdout: "ignore",
