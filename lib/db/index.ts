@@ -1,5 +1,7 @@
 // SQLite: the schema and every statement on faxes.
-export { COMMIT_SOURCES, type CommitSource } from "./commit-counter.ts";
+export { COMMIT_SOURCES, type CommitSource, type FreshnessSource } from "./commit-counter.ts";
+export { copyDatabase, databaseDigest } from "./copy-database.ts";
+export { openEngine, type StoreLocation } from "./engine.ts";
 export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
 	type FaxFileBytes,
@@ -21,4 +23,5 @@ export {
 	openDatabase,
 } from "./open-database.ts";
 export { ImportAbandonedError, type StagedImport } from "./staged-import.ts";
+export type { StoreEngine } from "./store-engine.ts";
 export { DatabaseBusyError } from "./write-lock.ts";
