@@ -43,27 +43,16 @@ async function ready(port: number, dir: string): Promise<boolean> {
 
 let databases = 0;
 
-/**
- * A throwaway PostgreSQL 15 server on a free loopback port, its data in a
- * temp folder (initdb), without fsync: the tests ask for its answers, not
- * its durability. `settings` are more `-c name=value` of the test's.
- */
-export async function startPostgres(settings: string[] = []): Promise<PostgresServer> {
+function tempDir(): string {
 	const dir = mkdtempSync(join(tmpdir(), "testfax-pg-"));
-	if (asUser.length > 0)
+	if (asUser.length > 0) {
 		chownSync(dir, Number(Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString()), -1);
-	const data = join(dir, "data");
-	await run([
-		join(POSTGRES_BIN, "initdb"),
-		"-D",
-		data,
-		"-U",
-		user,
-		"--auth=trust",
-		"-E",
-		"UTF8",
-		"--locale=C",
-	]);
+	}
+	return dir;
+}
+
+/** Runs postgres on the data in `dir`/data until it answers, as the test's server. */
+async function launch(dir: string, settings: string[]): Promise<PostgresServer> {
 	const port = await freePort();
 	const options = ["listen_addresses=127.0.0.1", `unix_socket_directories=${dir}`, "fsync=off", ...settings];
 	const child = Bun.spawn(
@@ -72,7 +61,7 @@ export async function startPostgres(settings: string[] = []): Promise<PostgresSe
 			...asUser,
 			join(POSTGRES_BIN, "postgres"),
 			"-D",
-			data,
+			join(dir, "data"),
 			"-p",
 			String(port),
 			...options.flatMap((o) => ["-c", o]),
@@ -115,4 +104,60 @@ export async function startPostgres(settings: string[] = []): Promise<PostgresSe
 			rmSync(dir, { recursive: true, force: true });
 		},
 	};
+}
+
+/**
+ * A throwaway PostgreSQL 15 server on a free loopback port, its data in a
+ * temp folder (initdb), without fsync: the tests ask for its answers, not
+ * its durability. `settings` are more `-c name=value` of the test's.
+ */
+export async function startPostgres(settings: string[] = []): Promise<PostgresServer> {
+	const dir = tempDir();
+	await run([
+		join(POSTGRES_BIN, "initdb"),
+		"-D",
+		join(dir, "data"),
+		"-U",
+		user,
+		"--auth=trust",
+		"-E",
+		"UTF8",
+		"--locale=C",
+	]);
+	return launch(dir, settings);
+}
+
+/**
+ * A hot standby of `primary`: a base backup streamed from it (pg_basebackup
+ * -R writes the primary's address and standby.signal), replaying its WAL.
+ */
+export async function startStandby(primary: PostgresServer): Promise<PostgresServer> {
+	const dir = tempDir();
+	const from = ["-h", "127.0.0.1", "-p", String(primary.port), "-U", user];
+	await run([
+		join(POSTGRES_BIN, "pg_basebackup"),
+		"-D",
+		join(dir, "data"),
+		...from,
+		"-R",
+		"-X",
+		"stream",
+		"-c",
+		"fast",
+	]);
+	return launch(dir, ["hot_standby=on"]);
+}
+
+let suite: PostgresServer | undefined;
+
+/** Sets the server every test server's database is made on (testkit/postgres-suite.ts); returns the one it replaces. */
+export function useSuitePostgres(server: PostgresServer | undefined): PostgresServer | undefined {
+	const previous = suite;
+	suite = server;
+	return previous;
+}
+
+/** A fresh database for a test server when the run asks for PostgreSQL; null otherwise. */
+export function suiteDatabase(): Promise<string> | null {
+	return suite ? suite.createDatabase() : null;
 }
