@@ -20,7 +20,7 @@ export interface PostgresServer {
 
 // PostgreSQL refuses to run as root: as root the tests run it as Debian's
 // postgres user, otherwise as themselves.
-const asUser =
+export const asUser =
 	process.getuid?.() === 0 ? ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] : [];
 const user = process.getuid?.() === 0 ? "postgres" : userInfo().username;
 
@@ -43,7 +43,8 @@ async function ready(port: number, dir: string): Promise<boolean> {
 
 let databases = 0;
 
-function tempDir(): string {
+/** A temp folder the PostgreSQL processes may write (owned by postgres when the tests run as root). */
+export function tempDir(): string {
 	const dir = mkdtempSync(join(tmpdir(), "testfax-pg-"));
 	if (asUser.length > 0) {
 		chownSync(dir, Number(Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString()), -1);
@@ -57,8 +58,9 @@ async function launch(dir: string, settings: string[]): Promise<PostgresServer> 
 	const options = ["listen_addresses=127.0.0.1", `unix_socket_directories=${dir}`, "fsync=off", ...settings];
 	const child = Bun.spawn(
 		[
-			...dieWithParent,
+			// After the change of user, which clears a parent-death signal.
 			...asUser,
+			...dieWithParent,
 			join(POSTGRES_BIN, "postgres"),
 			"-D",
 			join(dir, "data"),

@@ -22,6 +22,7 @@ export {
 	MAX_BUSY_TIMEOUT_MS,
 	openDatabase,
 } from "./open-database.ts";
+export { PostgresDatabase, PostgresError } from "./postgres/sync-client.ts";
 export { ImportAbandonedError, type StagedImport } from "./staged-import.ts";
 export type { StoreEngine } from "./store-engine.ts";
 export { DatabaseBusyError } from "./write-lock.ts";

@@ -121,6 +121,16 @@ describe.each(ENGINES)("on %s", (engine) => {
 	});
 });
 
+test("an answer that comes after its caller gave up is not taken for the next statement's", async () => {
+	const database = await engines.fresh("postgres");
+	const db = new PostgresDatabase(database.databaseUrl ?? "", { answerTimeoutMs: 200 });
+	expect(() => db.run("SELECT pg_sleep(1), 1 AS late")).toThrow("PostgreSQL did not answer in 0.2 s");
+	// The late answer arrives meanwhile.
+	await Bun.sleep(1500);
+	expect(db.run("SELECT 2 AS next").rows).toEqual([{ next: 2 }]);
+	db.close();
+});
+
 test("PostgreSQL's tables have SQLite's columns, in the same order", async () => {
 	const sqlite = openDatabase(":memory:");
 	const database = await engines.fresh("postgres");

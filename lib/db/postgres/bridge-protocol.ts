@@ -8,8 +8,11 @@ export interface BridgeSetup {
 	port: MessagePort;
 }
 
-export type BridgeRequest = { text: string; params: unknown[]; close?: false } | { close: true };
+/** `id` numbers the requests: an answer that came after its caller gave up is told from the next one's. */
+export type BridgeCall = { text: string; params: unknown[]; close?: false } | { close: true };
+export type BridgeRequest = { id: number } & BridgeCall;
 
-export type BridgeReply =
+export type BridgeReply = { id: number } & (
 	| { rows: Record<string, unknown>[]; changes: number; error?: undefined }
-	| { error: { message: string; code: string } };
+	| { error: { message: string; code: string } }
+);

@@ -26,16 +26,17 @@ function numbersOf(rows: Result): Record<string, unknown>[] {
 }
 
 async function answer(request: BridgeRequest): Promise<BridgeReply> {
+	const { id } = request;
 	if (request.close) {
 		await sql.close();
-		return { rows: [], changes: 0 };
+		return { id, rows: [], changes: 0 };
 	}
 	try {
 		const rows = (await sql.unsafe(request.text, request.params)) as unknown as Result;
-		return { rows: numbersOf(rows), changes: rows.count ?? 0 };
+		return { id, rows: numbersOf(rows), changes: rows.count ?? 0 };
 	} catch (error) {
 		const { message, errno, code } = error as { message: string; errno?: string; code?: string };
-		return { error: { message, code: errno ?? code ?? "" } };
+		return { id, error: { message, code: errno ?? code ?? "" } };
 	}
 }
 

@@ -1,6 +1,6 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { SqlDatabase, SqlParams, SqlStatement } from "../sql.ts";
-import type { BridgeReply, BridgeRequest, BridgeSetup } from "./bridge-protocol.ts";
+import type { BridgeCall, BridgeReply, BridgeSetup } from "./bridge-protocol.ts";
 
 /** An error PostgreSQL answered with; `code` is its SQLSTATE. */
 export class PostgresError extends Error {
@@ -52,8 +52,12 @@ export class PostgresDatabase implements SqlDatabase {
 	readonly #port: MessagePort;
 	readonly #flag = new Int32Array(new SharedArrayBuffer(4));
 	#closed = false;
+	#requests = 0;
+	readonly #answerTimeoutMs: number;
 
-	constructor(url: string) {
+	/** `answerTimeoutMs`: the longest wait for one answer (tests shorten it). */
+	constructor(url: string, options: { answerTimeoutMs?: number } = {}) {
+		this.#answerTimeoutMs = options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
 		const { port1, port2 } = new MessageChannel();
 		const setup: BridgeSetup = { url, flag: this.#flag, port: port2 };
 		this.#worker = new Worker(new URL("./bridge-worker.ts", import.meta.url), {
@@ -64,17 +68,27 @@ export class PostgresDatabase implements SqlDatabase {
 		this.#port = port1 as unknown as MessagePort;
 	}
 
-	#call(request: BridgeRequest): BridgeReply {
+	#call(request: BridgeCall): BridgeReply {
 		if (this.#closed) throw new PostgresError("the database connection is closed", "08003");
+		const id = ++this.#requests;
 		Atomics.store(this.#flag, 0, 0);
-		this.#port.postMessage(request);
-		const deadline = performance.now() + ANSWER_TIMEOUT_MS;
+		this.#port.postMessage({ ...request, id });
+		const deadline = performance.now() + this.#answerTimeoutMs;
 		for (;;) {
 			const waited = Atomics.wait(this.#flag, 0, 0, Math.max(0, deadline - performance.now()));
-			const message = receiveMessageOnPort(this.#port as never);
-			if (message !== undefined) return message.message as BridgeReply;
-			if (waited === "timed-out") throw new PostgresError("PostgreSQL did not answer in 60 s", "08006");
+			Atomics.store(this.#flag, 0, 0);
+			// Answers to requests given up on are dropped.
+			for (let message = this.#receive(); message !== undefined; message = this.#receive()) {
+				if (message.id === id) return message;
+			}
+			if (waited === "timed-out" || performance.now() >= deadline) {
+				throw new PostgresError(`PostgreSQL did not answer in ${this.#answerTimeoutMs / 1000} s`, "08006");
+			}
 		}
+	}
+
+	#receive(): BridgeReply | undefined {
+		return receiveMessageOnPort(this.#port as never)?.message as BridgeReply | undefined;
 	}
 
 	/** Runs one statement's text with positional parameters ($1, $2...). */
