@@ -185,20 +185,43 @@ export async function startCluster(): Promise<Cluster> {
 	psql(dir, leader?.pgPort ?? 0, "CREATE DATABASE faxes OWNER testfax");
 	const haproxy = await startHaproxy(dir, nodes);
 	const url = (port: number) => `postgres://testfax:${FAX_PASSWORD}@127.0.0.1:${port}/faxes`;
-	// HAProxy counts every node up until its first checks say otherwise.
-	const probe = new PostgresDatabase(url(haproxy.port));
+	// HAProxy counts every node up until its first checks say otherwise:
+	// round robin over three, six new connections in a row on the primary
+	// mean the standbys are out.
+	let onPrimary = 0;
 	await until(
-		"HAProxy leading to the primary",
+		"HAProxy leading to the primary only",
 		async () => {
+			const probe = new PostgresDatabase(url(haproxy.port));
 			try {
-				return probe.run("SELECT pg_is_in_recovery() AS standby").rows[0]?.standby === false;
+				const primary = probe.run("SELECT pg_is_in_recovery() AS standby").rows[0]?.standby === false;
+				onPrimary = primary ? onPrimary + 1 : 0;
 			} catch {
-				return false;
+				onPrimary = 0;
+			} finally {
+				probe.close();
 			}
+			return onPrimary >= 6;
 		},
 		30_000,
 	);
-	probe.close();
+	// Each standby has the database once it has replayed its creation.
+	for (const node of nodes) {
+		await until(
+			`the fax database on ${node.name}`,
+			async () => {
+				const db = new PostgresDatabase(url(node.pgPort));
+				try {
+					return db.run("SELECT 1 AS ok").rows.length === 1;
+				} catch {
+					return false;
+				} finally {
+					db.close();
+				}
+			},
+			60_000,
+		);
+	}
 	const alive = () => nodes.find((node) => node.patroni !== null);
 	return {
 		nodes,
