@@ -3,6 +3,8 @@
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json deploy/container/runtime-modules.mjs ./
+# npm ci runs it first (package.json "preinstall"): a Node too old is refused.
+COPY bin/check-node.mjs bin/
 # Behind a TLS-intercepting proxy, hand npm the proxy's CA bundle as the build
 # secret `npm_ca` (`--secret id=npm_ca,src=/etc/ssl/certs/ca-certificates.crt`).
 # A secret is mounted for this one command and is in no layer; without one

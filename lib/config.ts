@@ -63,6 +63,27 @@ export interface Config {
 	receiverRecvq: string | null;
 	/** RECEIVER_POSTQUEUE: Postfix's postqueue command, asked for /metrics; null when not set. */
 	receiverPostqueue: string | null;
+	/** Where testers send their tests: the site's numbers and addresses, shown on the pages. */
+	sendTo: SendTo;
+}
+
+/** TEST_FAX_NUMBERS (calls), TEST_FAX_ADDRESSES (scan-to-email and T.37): comma-separated, possibly none. */
+export interface SendTo {
+	numbers: string[];
+	addresses: string[];
+}
+
+const FAX_NUMBER = /^\+?[0-9][0-9 ()./-]{2,30}$/;
+const EMAIL_ADDRESS = /^[^\s@<>",;]{1,64}@[^\s@<>",;]{1,190}\.[^\s@<>",;.]{2,63}$/;
+
+function list(env: Env, name: string, pattern: RegExp, shape: string): string[] {
+	const items = (value(env, name) ?? "")
+		.split(",")
+		.map((item) => item.trim())
+		.filter((item) => item !== "");
+	const bad = items.find((item) => !pattern.test(item));
+	if (bad !== undefined) throw new ConfigError(`${name} must be ${shape}, separated by commas; got "${bad}"`);
+	return items;
 }
 
 export interface RedisNode {
@@ -289,5 +310,9 @@ export function loadConfig(env: Env): Config {
 		waitMaxHeldPerClient: integer(env, "WAIT_MAX_HELD_PER_CLIENT", 10, 0, 1_000_000),
 		receiverRecvq: value(env, "RECEIVER_RECVQ") ?? null,
 		receiverPostqueue: value(env, "RECEIVER_POSTQUEUE") ?? null,
+		sendTo: {
+			numbers: list(env, "TEST_FAX_NUMBERS", FAX_NUMBER, "phone numbers like +1 555 010 0100"),
+			addresses: list(env, "TEST_FAX_ADDRESSES", EMAIL_ADDRESS, "email addresses like fax@testfax.example"),
+		},
 	};
 }

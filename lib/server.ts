@@ -8,6 +8,7 @@ import { createAdminApp, createApp, type RequestObserver, type RouteServices } f
 import type { Logger } from "./log/index.ts";
 import { type ClientKeyResolver, createClientKeyResolver } from "./net/index.ts";
 import { apiDescriptionText } from "./openapi/index.ts";
+import { createPipelineProbe } from "./pipeline-probe.ts";
 import { receiverQueues } from "./queues/index.ts";
 import { createRateLimiter, type RateLimit } from "./rate-limit/index.ts";
 import { RecentFaxes } from "./recent/index.ts";
@@ -112,51 +113,64 @@ interface Services {
 	close(): Promise<void>;
 }
 
+interface Parts {
+	store: FaxStore;
+	stats: FaxStats;
+	heldLists: HeldLists;
+	rateLimit: RateLimit;
+}
+
+function serviceMetrics(config: Config, options: ServerOptions, clock: () => number, parts: Parts) {
+	const { store, stats, heldLists, rateLimit } = parts;
+	return new ServiceMetrics({
+		rateLimit: rateLimit.status,
+		stats,
+		clock,
+		droppedLogLines: () => options.logOutput?.droppedLines ?? 0,
+		freshnessCheck: store.commitSource,
+		heldRequests: () => heldLists.size,
+		heldRequestsLimit: config.waitMaxHeld,
+		volumes: { database: dirname(config.databasePath), storage: config.storageDir },
+		receiverQueues: receiverQueues(store, {
+			recvqDir: config.receiverRecvq,
+			postqueue: config.receiverPostqueue,
+		}),
+	});
+}
+
+/** The services around the opened database: the faxes in memory, the held lists and the rate limit. */
+async function buildParts(config: Config, options: ServerOptions, clock: () => number, store: FaxStore) {
+	const seeded = await seedIfEmpty(store, config, Math.floor(clock() / 1000));
+	if (seeded > 0) options.logger.info({ faxes: seeded }, "loaded the demo faxes into the empty database");
+	const faxes = new RecentFaxes(store, createFaxJson(createFaxPresenter(config)), Math.floor(clock() / 1000));
+	const heldLists = new HeldLists(
+		faxes,
+		{ maxHeld: config.waitMaxHeld, maxPerClient: config.waitMaxHeldPerClient },
+		{ clock },
+	);
+	const rateLimit = await createRateLimiter(
+		{
+			limit: config.rateLimitPerWindow,
+			windowSeconds: config.rateLimitWindowSeconds,
+			redis: config.redis,
+			prefix: config.rateLimitPrefix,
+			redisTimeoutMs: config.redisTimeoutMs,
+		},
+		{ clock, monotonic: options.monotonic, logger: options.logger },
+	);
+	return { faxes, heldLists, rateLimit };
+}
+
 /** Opens the database, seeds it if asked, and builds the services the routes answer with. */
 async function buildServices(config: Config, options: ServerOptions, clock: () => number): Promise<Services> {
-	const { logger } = options;
 	const engine = await openEngine({ ...config, commitSource: config.freshnessCheck });
 	const store = new FaxStore(engine);
 	const stats = new FaxStats(engine.sql);
-	let rateLimit: RateLimit | undefined;
+	let built: Awaited<ReturnType<typeof buildParts>> | undefined;
 	try {
-		const seeded = await seedIfEmpty(store, config, Math.floor(clock() / 1000));
-		if (seeded > 0) logger.info({ faxes: seeded }, "loaded the demo faxes into the empty database");
-		const faxes = new RecentFaxes(
-			store,
-			createFaxJson(createFaxPresenter(config)),
-			Math.floor(clock() / 1000),
-		);
-		const heldLists = new HeldLists(
-			faxes,
-			{ maxHeld: config.waitMaxHeld, maxPerClient: config.waitMaxHeldPerClient },
-			{ clock },
-		);
-		rateLimit = await createRateLimiter(
-			{
-				limit: config.rateLimitPerWindow,
-				windowSeconds: config.rateLimitWindowSeconds,
-				redis: config.redis,
-				prefix: config.rateLimitPrefix,
-				redisTimeoutMs: config.redisTimeoutMs,
-			},
-			{ clock, monotonic: options.monotonic, logger },
-		);
-		const limit = rateLimit;
-		const metrics = new ServiceMetrics({
-			rateLimit: limit.status,
-			stats,
-			clock,
-			droppedLogLines: () => options.logOutput?.droppedLines ?? 0,
-			freshnessCheck: store.commitSource,
-			heldRequests: () => heldLists.size,
-			heldRequestsLimit: config.waitMaxHeld,
-			volumes: { database: dirname(config.databasePath), storage: config.storageDir },
-			receiverQueues: receiverQueues(store, {
-				recvqDir: config.receiverRecvq,
-				postqueue: config.receiverPostqueue,
-			}),
-		});
+		built = await buildParts(config, options, clock, store);
+		const { faxes, heldLists, rateLimit } = built;
+		const metrics = serviceMetrics(config, options, clock, { store, stats, heldLists, rateLimit });
 		let draining = false;
 		return {
 			routes: {
@@ -165,29 +179,31 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 				heldLists,
 				storageDir: config.storageDir,
 				cdnOrigin: new URL(config.cdnBaseUrl).origin,
+				sendTo: config.sendTo,
 				maxDownloads: config.cdnMaxDownloads,
 				apiDescription: new Representation(apiDescriptionText(ROUTE_FILES)),
 				operations: {
 					isDraining: () => draining,
 					checkDatabase: () => stats.ping(),
-					rateLimit: () => limit.status(),
+					documentPipeline: createPipelineProbe(),
+					rateLimit: () => rateLimit.status(),
 					metrics: () => metrics.text(),
 				},
 			},
 			heldLists,
-			limiter: limit.limiter,
+			limiter: rateLimit.limiter,
 			clientKey: createClientKeyResolver(config.trustProxy),
-			observer: createRequestObserver({ logger, metrics }),
+			observer: createRequestObserver({ logger: options.logger, metrics }),
 			startDrain() {
 				draining = true;
 			},
 			async close() {
-				await limit.limiter.close();
+				await rateLimit.limiter.close();
 				store.close();
 			},
 		};
 	} catch (error) {
-		await rateLimit?.limiter.close();
+		await built?.rateLimit.limiter.close();
 		store.close();
 		throw error;
 	}

@@ -12,6 +12,7 @@ import { route as faxPage } from "./faxtest/[slug].ts";
 import { route as livePage } from "./faxtest/index.ts";
 import { route as liveScript } from "./faxtest/live.js.ts";
 import { route as apiDescription } from "./openapi.json.ts";
+import { route as robots } from "./robots.txt.ts";
 
 /**
  * Every file under routes/ and the route it exports, keyed by its path relative to
@@ -32,6 +33,7 @@ export const ROUTE_FILES: Record<string, Route> = {
 	"faxtest/[slug].ts": faxPage,
 	"faxtest/index.ts": livePage,
 	"faxtest/live.js.ts": liveScript,
+	"robots.txt.ts": robots,
 	"admin/healthz.ts": healthz,
 	"admin/readyz.ts": readyz,
 	"admin/metrics.ts": metrics,

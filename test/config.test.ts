@@ -33,6 +33,7 @@ const DEFAULTS: Config = {
 	waitMaxHeldPerClient: 10,
 	receiverRecvq: null,
 	receiverPostqueue: null,
+	sendTo: { numbers: [], addresses: [] },
 };
 
 function configError(env: Env): ConfigError {
@@ -121,6 +122,8 @@ describe("values", () => {
 				WAIT_MAX_HELD_PER_CLIENT: "0",
 				RECEIVER_RECVQ: "/var/spool/hylafax/recvq",
 				RECEIVER_POSTQUEUE: "/usr/sbin/postqueue",
+				TEST_FAX_NUMBERS: "+1 555 010 0100, +49 30 1234567",
+				TEST_FAX_ADDRESSES: " fax@testfax.example ",
 			}),
 		).toEqual({
 			port: 8443,
@@ -152,6 +155,7 @@ describe("values", () => {
 			waitMaxHeldPerClient: 0,
 			receiverRecvq: "/var/spool/hylafax/recvq",
 			receiverPostqueue: "/usr/sbin/postqueue",
+			sendTo: { numbers: ["+1 555 010 0100", "+49 30 1234567"], addresses: ["fax@testfax.example"] },
 		});
 	});
 
@@ -411,5 +415,24 @@ describe("the Redis of the count: one mode at a time", () => {
 		[{ REDIS_TLS_CA_FILE: "/nonexistent.pem" }, "REDIS_TLS_CA_FILE must be a readable PEM bundle"],
 	])("%p is exit 2 naming the variables", (env, message) => {
 		expect(() => loadConfig(env)).toThrow(message);
+	});
+});
+
+describe("where to send a test (TEST_FAX_NUMBERS, TEST_FAX_ADDRESSES)", () => {
+	test.each([
+		[
+			{ TEST_FAX_NUMBERS: "+1 555 010 0100, call us" },
+			'TEST_FAX_NUMBERS must be phone numbers like +1 555 010 0100, separated by commas; got "call us"',
+		],
+		[
+			{ TEST_FAX_ADDRESSES: "fax@testfax.example; scan@testfax.example" },
+			'TEST_FAX_ADDRESSES must be email addresses like fax@testfax.example, separated by commas; got "fax@testfax.example; scan@testfax.example"',
+		],
+		[
+			{ TEST_FAX_ADDRESSES: "<fax@testfax.example>" },
+			'TEST_FAX_ADDRESSES must be email addresses like fax@testfax.example, separated by commas; got "<fax@testfax.example>"',
+		],
+	])("%o is refused with one line naming the variable", (env, message) => {
+		expect(configError(env).message).toBe(message);
 	});
 });

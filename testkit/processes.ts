@@ -29,12 +29,32 @@ export interface CommandResult {
 	stderr: string;
 }
 
+// The Debian package of each tool the tests run whose name is not the package's.
+const PACKAGES: Record<string, string> = {
+	promtool: "prometheus",
+	amtool: "prometheus-alertmanager",
+	tiffinfo: "libtiff-tools",
+	tiffset: "libtiff-tools",
+	tiff2pdf: "libtiff-tools",
+	pdftoppm: "poppler-utils",
+	"redis-cli": "redis-tools",
+};
+
+/** Throws one line naming a tool that is not installed and its Debian package, not Bun's spawn error. */
+export function requireTool(name: string, path = process.env.PATH ?? ""): void {
+	if (name.includes("/") || Bun.which(name, { PATH: path }) !== null) return;
+	throw new Error(
+		`${name} is not installed: apt-get install ${PACKAGES[name] ?? name} (docs/development.md lists every tool; bash .ci/run installs them)`,
+	);
+}
+
 /** Runs a command to its end with its output collected; the environment is `env` and PATH only. */
 export function runCommand(
 	command: string[],
 	options: { cwd: string; env: Record<string, string>; stdin?: Uint8Array | string | Blob },
 ): Promise<CommandResult> {
 	const { stdin } = options;
+	requireTool(command[0] ?? "");
 	const child = Bun.spawn(command, {
 		cwd: options.cwd,
 		env: childEnv(options.env),

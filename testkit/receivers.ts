@@ -125,7 +125,38 @@ const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
  * queue are set aside first, so this database lists only this run's.
  */
 export async function installReceivers(settings: Record<string, string>, storageBytes: number) {
-	const undo: (() => void)[] = [mountApp()];
+	const undo: (() => void)[] = [];
+	const undoAll = () => {
+		for (const step of undo.reverse()) step();
+	};
+	// A set-up that fails half-way undoes what it did: mounts, set-aside files, daemons.
+	try {
+		return await setUp(undo, undoAll, settings, storageBytes);
+	} catch (error) {
+		undoAll();
+		throw error;
+	}
+}
+
+/** The syslog daemon install.sh started, which --stop leaves running: stopped when it was not running before. */
+function syslogUndo(): () => void {
+	const pidFile = "/run/testfax-receivers/syslogd.pid";
+	const ranBefore =
+		existsSync(pidFile) && Bun.spawnSync(["kill", "-0", readFileSync(pidFile, "utf8").trim()]).exitCode === 0;
+	return () => {
+		if (ranBefore || !existsSync(pidFile)) return;
+		Bun.spawnSync(["kill", readFileSync(pidFile, "utf8").trim()]);
+		rmSync(pidFile, { force: true });
+	};
+}
+
+async function setUp(
+	undo: (() => void)[],
+	undoAll: () => void,
+	settings: Record<string, string>,
+	storageBytes: number,
+): Promise<ReceiversHost> {
+	undo.push(mountApp());
 	const keep = sh(["mktemp", "-d", "/var/tmp/testfax-receivers-kept-XXXXXX"]).trim();
 	undo.push(() => rmSync(keep, { recursive: true, force: true }));
 	const wasRunning = Bun.spawnSync([INSTALL, "--status"]).exitCode === 0;
@@ -144,8 +175,10 @@ export async function installReceivers(settings: Record<string, string>, storage
 	writeSettings({ ...settings, DATABASE_PATH: join(data.dir, "faxes.sqlite"), STORAGE_DIR: data.storage });
 	chmodSync(SETTINGS, 0o600);
 	const logStart = { syslog: size(SYSLOG), mail: 0 };
-	const first = sh([INSTALL]);
+	undo.push(syslogUndo());
 	undo.push(() => void Bun.spawnSync([INSTALL, "--stop"]));
+	const first = sh([INSTALL]);
+	markEarlierCalls();
 	const second = sh([INSTALL]);
 	const mailLog = sh(["postconf", "-h", "maillog_file"]).trim() || SYSLOG;
 	logStart.mail = size(mailLog);
@@ -154,17 +187,28 @@ export async function installReceivers(settings: Record<string, string>, storage
 		60_000,
 		500,
 	);
-	const host: ReceiversHost = {
+	return {
 		data,
 		runs: [first, second],
 		logStart,
 		mailLog,
 		undo() {
-			for (const step of undo.reverse()) step();
+			undoAll();
 			if (wasRunning) Bun.spawnSync([INSTALL, "--start"]);
 		},
 	};
-	return host;
+}
+
+/**
+ * Marks the calls earlier runs left session logs of as handed over (the mark
+ * faxrcvd leaves in recvq/listed/), so the sweep lists only this run's calls;
+ * the undoing of recvq/listed/ removes the marks.
+ */
+function markEarlierCalls(): void {
+	const logs = join(SPOOL, "log");
+	for (const name of existsSync(logs) ? readdirSync(logs) : []) {
+		if (/^c\d+$/.test(name) && !existsSync(join(LISTED, name))) writeFileSync(join(LISTED, name), "");
+	}
 }
 
 /** Sends a prepared message through Postfix on loopback, with STARTTLS; resolves once Postfix has queued it. */

@@ -9,6 +9,10 @@ receiving_ttys() { printf '%s\n' $modems $soft_modems | sort -u; }
 
 alive() { [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null; }
 
+# own PGREP_ARGS...: pgrep in this host's process namespace only; a
+# container's HylaFAX shows in the host's process list, and is not ours.
+own() { pgrep --ns $$ --nslist pid "$@"; }
+
 # spawn NAME COMMAND...: in the background, in a session of its own.
 spawn() {
 	name=$1
@@ -21,7 +25,7 @@ spawn() {
 # adopt NAME PROGRAM: a daemon that forks itself; its id once it is there.
 adopt() {
 	tries=0
-	until pid=$(pgrep -n -x "$2"); do
+	until pid=$(own -n -x "$2"); do
 		tries=$((tries + 1))
 		[ "$tries" -lt 50 ] || die "$2 did not start (see /var/log/syslog)"
 		sleep 0.1
@@ -31,6 +35,7 @@ adopt() {
 }
 
 start_all() {
+	check_pipeline
 	if [ "$systemd" = yes ]; then
 		units="postfix cron testfax-api"
 		[ -z "$soft_modems" ] || units="$units iaxmodem"
@@ -40,52 +45,92 @@ start_all() {
 		return 0
 	fi
 	install -d -m 0700 "$RUN"
-	if ! { alive syslogd || pgrep -f syslogd >/dev/null; }; then
-		spawn syslogd busybox syslogd -n -O /var/log/syslog
-		sleep 0.2
-	fi
-	pgrep -x cron >/dev/null || { cron && adopt cron cron; }
+	start_syslog
+	own -x cron >/dev/null || { cron && adopt cron cron; }
 	if ! postfix status >/dev/null 2>&1; then
 		out=$(postfix start 2>&1) || die "postfix start failed: $out"
 		touch "$RUN/postfix.started"
 		echo "install.sh: started postfix"
 	fi
 	for tty in $soft_modems; do alive "iaxmodem-$tty" || spawn "iaxmodem-$tty" iaxmodem "$tty"; done
-	pgrep -x faxq >/dev/null || { env -i /usr/sbin/faxq && adopt faxq faxq; }
-	pgrep -x hfaxd >/dev/null || { env -i /usr/sbin/hfaxd -i 4559 && adopt hfaxd hfaxd; }
+	own -x faxq >/dev/null || { env -i /usr/sbin/faxq && adopt faxq faxq; }
+	# Only sendfax on this host uses HylaFAX's client protocol: loopback only.
+	own -x hfaxd >/dev/null || { env -i /usr/sbin/hfaxd -l 127.0.0.1 -i 4559 && adopt hfaxd hfaxd; }
 	for tty in $(receiving_ttys); do
 		alive "faxgetty-$tty" || spawn "faxgetty-$tty" env -i /usr/sbin/faxgetty "$tty"
 	done
 	start_server
 }
 
+# The logs hold raw sender addresses, which the API masks: root and adm only.
+start_syslog() {
+	for log in /var/log/syslog /var/log/mail.log; do
+		[ -e "$log" ] || install -m 0640 -o root -g adm /dev/null "$log"
+		set_mode "$log" 0640 root:adm
+	done
+	if ! { alive syslogd || own -f syslogd >/dev/null; }; then
+		(umask 027 && spawn syslogd busybox syslogd -n -O /var/log/syslog)
+		sleep 0.2
+	fi
+}
+
+# Before anything starts: a host that cannot process documents would list
+# every fax as not processable (an npm ci that dropped sharp's native package).
+check_pipeline() {
+	out=$("$app/node_modules/.bin/bun" "$app/bin/fax.ts" check 2>&1) ||
+		die "$(printf '%s' "$out" | head -n 1); nothing started (run npm ci in $app again: docs/operations.md, \"Node on Debian 12\")"
+}
+
+# A server running from another folder (the release before an upgrade) is
+# replaced by one running from this one.
 start_server() {
-	alive server && return 0
+	if alive server; then
+		[ "$(cat "$RUN/server.app" 2>/dev/null)" != "$app" ] || return 0
+		stop server
+	fi
 	touch /var/log/testfax-api.log
 	chmod 0640 /var/log/testfax-api.log
 	setsid setpriv --reuid=testfax --regid=testfax --init-groups env -i "$app/bin/testfax" server \
 		</dev/null >>/var/log/testfax-api.log 2>&1 &
 	echo "$!" >"$RUN/server.pid"
+	printf '%s\n' "$app" >"$RUN/server.app"
 	echo "install.sh: started the API server (log: /var/log/testfax-api.log)"
 }
 
+# stop NAME: ends the daemon --start started under NAME, if it runs.
+stop() {
+	[ -f "$RUN/$1.pid" ] || return 0
+	pid=$(cat "$RUN/$1.pid")
+	rm -f "$RUN/$1.pid"
+	kill "$pid" 2>/dev/null || return 0
+	tries=0
+	while kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 50 ]; do
+		tries=$((tries + 1))
+		sleep 0.1
+	done
+	echo "install.sh: stopped $1"
+}
+
+restart_server() {
+	if [ "$systemd" = yes ]; then
+		systemctl restart testfax-api
+		echo "install.sh: restarted the API server"
+		return 0
+	fi
+	install -d -m 0700 "$RUN"
+	stop server
+	start_server
+}
+
+# The syslog daemon keeps running: a hand-over run by hand later still logs.
 stop_all() {
 	if [ "$systemd" = yes ]; then
 		systemctl stop testfax-api
 		return 0
 	fi
 	for name in server $(receiving_ttys | sed 's/^/faxgetty-/') hfaxd faxq \
-		$(for tty in $soft_modems; do echo "iaxmodem-$tty"; done) cron syslogd; do
-		[ -f "$RUN/$name.pid" ] || continue
-		pid=$(cat "$RUN/$name.pid")
-		rm -f "$RUN/$name.pid"
-		kill "$pid" 2>/dev/null || continue
-		tries=0
-		while kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 50 ]; do
-			tries=$((tries + 1))
-			sleep 0.1
-		done
-		echo "install.sh: stopped $name"
+		$(for tty in $soft_modems; do echo "iaxmodem-$tty"; done) cron; do
+		stop "$name"
 	done
 	if [ -f "$RUN/postfix.started" ]; then
 		rm -f "$RUN/postfix.started"
@@ -94,11 +139,46 @@ stop_all() {
 	fi
 }
 
+# report NAME PID: one line of --status; false when PID is empty.
+report() {
+	if [ -n "$2" ]; then
+		echo "install.sh: $1 running (pid $2)"
+	else
+		echo "install.sh: $1 NOT running"
+		return 1
+	fi
+}
+
+# pid_of NAME PGREP_ARGS...: the daemon --start started, else one of this host's.
+pid_of() {
+	name=$1
+	shift
+	if alive "$name"; then cat "$RUN/$name.pid"; else own -o "$@" || true; fi
+}
+
+# One line per daemon the receivers need; 3 when any one is down.
 status_all() {
 	if [ "$systemd" = yes ]; then
-		systemctl is-active --quiet testfax-api postfix
-		return $?
+		units="postfix cron faxq testfax-api"
+		[ -z "$soft_modems" ] || units="$units iaxmodem"
+		for tty in $(receiving_ttys); do units="$units faxgetty@$tty"; done
+		down=0
+		for unit in $units; do
+			state=$(systemctl is-active "$unit" 2>/dev/null) || down=3
+			echo "install.sh: $unit $state"
+		done
+		return "$down"
 	fi
-	postfix status >/dev/null 2>&1 && alive server && return 0
-	return 3
+	down=0
+	postfix_pid=$(tr -d ' ' 2>/dev/null </var/spool/postfix/pid/master.pid || true)
+	postfix status >/dev/null 2>&1 || postfix_pid=""
+	report postfix "$postfix_pid" || down=3
+	report cron "$(pid_of cron -x cron)" || down=3
+	report faxq "$(pid_of faxq -x faxq)" || down=3
+	for tty in $soft_modems; do report "iaxmodem $tty" "$(pid_of "iaxmodem-$tty" -x -f "iaxmodem $tty")" || down=3; done
+	for tty in $(receiving_ttys); do
+		report "faxgetty $tty" "$(pid_of "faxgetty-$tty" -x -f "/usr/sbin/faxgetty $tty")" || down=3
+	done
+	report "the API server" "$(pid_of server -x -f "$app/node_modules/.bin/bun bin/server.ts")" || down=3
+	return "$down"
 }

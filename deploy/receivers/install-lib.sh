@@ -42,6 +42,7 @@ set_mode() {
 check_app() {
 	[ -x "$app/bin/testfax" ] || die "$app/bin/testfax is missing: --app names a checkout of testfax-api"
 	[ -x "$app/node_modules/.bin/bun" ] || die "$app has no node_modules/.bin/bun: run npm ci there first"
+	check_pipeline
 }
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
@@ -200,9 +201,11 @@ configure_pipe() {
 	want="testfax unix - n n - - pipe user=testfax argv=$HERE/postfix/testfax-mail \${queue_id}"
 	have=$(postconf -M testfax/unix 2>/dev/null | tr -s ' \t' '  ')
 	[ "$have" != "$want" ] || return 0
-	# The line of the file-by-file set-up of earlier docs is ours to replace.
+	# Ours to replace: the line this script wrote from any folder (an upgrade
+	# into a new release folder), and the one of the file-by-file set-up of
+	# earlier docs.
 	case $have in
-	'' | *"user=testfax:uucp argv=$HERE/postfix/testfax-mail \${queue_id}") ;;
+	'' | "testfax unix - n n - - pipe user=testfax"*" argv=/"*"/deploy/receivers/postfix/testfax-mail \${queue_id}") ;;
 	*) die "master.cf's testfax service was changed by someone else: not overwriting \"$have\"" ;;
 	esac
 	postconf -M "testfax/unix=$want"
@@ -224,7 +227,8 @@ configure_hylafax() {
 	faxrcvd="FaxRcvdCmd: $HERE/hylafax/faxrcvd"
 	for tty in $soft_modems; do
 		install -d -m 0755 /etc/iaxmodem
-		iaxmodem_config "$tty" | put_file "/etc/iaxmodem/$tty" 0644 root:root
+		# It holds the IAX2 secret: not for every local user.
+		iaxmodem_config "$tty" | put_file "/etc/iaxmodem/$tty" 0640 root:root
 		{
 			echo "# Written by testfax-api's deploy/receivers/install.sh, from iaxmodem's example."
 			grep -v '^#' /usr/share/doc/iaxmodem/examples/config.ttyIAX | grep -v '^$'
@@ -254,10 +258,20 @@ configure_hylafax() {
 add_faxrcvdcmd() {
 	config=/etc/hylafax/config.$1
 	[ -f "$config" ] || die "no $config: set the modem $1 up first (faxaddmodem $1)"
-	have=$(grep '^FaxRcvdCmd:' "$config" || true)
-	[ "$(printf '%s' "$have" | tr -s ' \t' '  ')" != "$faxrcvd" ] || return 0
-	[ -z "$have" ] || die "$config runs its own FaxRcvdCmd ($have): not replacing it"
-	printf '%s\n' "$faxrcvd" >>"$config"
+	have=$(grep '^FaxRcvdCmd:' "$config" | tr -s ' \t' '  ' || true)
+	[ "$have" != "$faxrcvd" ] || return 0
+	case $have in
+	'') printf '%s\n' "$faxrcvd" >>"$config" ;;
+	# Ours, written from another folder: now this one's.
+	"FaxRcvdCmd: /"*"/deploy/receivers/hylafax/faxrcvd")
+		tmp=$(mktemp)
+		grep -v '^FaxRcvdCmd:' "$config" >"$tmp"
+		printf '%s\n' "$faxrcvd" >>"$tmp"
+		cat "$tmp" >"$config"
+		rm -f "$tmp"
+		;;
+	*) die "$config runs its own FaxRcvdCmd ($have): not replacing it" ;;
+	esac
 	say "$config: $faxrcvd"
 }
 
@@ -283,8 +297,9 @@ install_hand_over() {
 		echo "# Written by testfax-api's deploy/receivers/install.sh: HylaFAX's faxrcvd (uucp)"
 		echo "# hands a received fax to the service's user, with this one command only."
 		echo "# No terminal, no PAM session: standard input stays the received file, and"
-		echo "# the hand-over does not wait for a session to open (docs/decisions.md)."
-		echo "Defaults!$HAND_OVER !use_pty, !pam_session"
+		echo "# the hand-over does not wait for a session to open (docs/decisions.md);"
+		echo "# descriptor 3 may stay open (sudo -C 4): the call's session log."
+		echo "Defaults!$HAND_OVER !use_pty, !pam_session, closefrom_override"
 		echo "uucp ALL=(testfax) NOPASSWD: $HAND_OVER"
 	} >"$tmp"
 	visudo -cqf "$tmp" || die "sudoers rule for $HAND_OVER refused by visudo"
@@ -292,10 +307,11 @@ install_hand_over() {
 	rm -f "$tmp"
 	{
 		echo "# Written by testfax-api's deploy/receivers/install.sh."
-		echo "# Every minute: hand over the received faxes whose first hand-over failed."
+		echo "# Every minute: hand over the received faxes whose first hand-over failed,"
+		echo "# and the calls that failed before any FaxRcvdCmd (their session logs)."
 		echo "* * * * * uucp $HERE/hylafax/faxrcvd"
-		echo "# Daily: the received files handed over, kept 30 days."
-		echo "17 4 * * * uucp find $SPOOL/recvq/listed -name 'fax*.tif' -mtime +30 -delete"
+		echo "# Daily: the received files handed over, and the marks of calls, kept 30 days."
+		echo "17 4 * * * uucp find $SPOOL/recvq/listed \\( -name 'fax*.tif' -o -name 'c[0-9]*' \\) -mtime +30 -delete"
 	} | put_file /etc/cron.d/testfax 0644 root:root
 }
 

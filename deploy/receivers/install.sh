@@ -8,7 +8,7 @@ set -eu
 usage() {
 	cat <<'EOF'
 Usage: deploy/receivers/install.sh [OPTION]...
-       deploy/receivers/install.sh --start | --stop | --status
+       deploy/receivers/install.sh --start | --stop | --status | --restart server
 
 Installs and configures, on Debian 12, as root, with or without systemd:
   packages   postfix, hylafax-server, hylafax-client, iaxmodem, cron, sudo,
@@ -33,10 +33,20 @@ Options:
   --inet-interfaces V Postfix's inet_interfaces (default loopback-only;
                       "all" for a public mail server)
   --no-start          configure only
-  --start             start the daemons (without systemd: those not running)
-  --stop              stop what --start started (nothing else)
-  --status            exit 0 when the receivers run, 3 when not
+  --start             check that the document pipeline loads (fax check; it
+                      refuses with one line when not), then start the
+                      daemons (without systemd: those not running)
+  --stop              stop what --start started (nothing else; the syslog
+                      daemon it started keeps running)
+  --status            one line per daemon: Postfix, cron, faxq, each
+                      iaxmodem, each faxgetty, the API server; exit 0 when
+                      all run, 3 when any one does not
+  --restart server    restart the API server alone (after editing the
+                      settings file), with or without systemd
   --help              this text
+
+hfaxd (HylaFAX's client protocol, for sendfax on this host) listens on
+127.0.0.1 only. The logs holding raw sender addresses are root:adm 0640.
 
 Logs without systemd: HylaFAX and the hand-overs in /var/log/syslog (tag
 testfax), Postfix in /var/log/mail.log, the API server in
@@ -66,6 +76,11 @@ while [ $# -gt 0 ]; do
 	--start) action=start ;;
 	--stop) action=stop ;;
 	--status) action=status ;;
+	--restart)
+		[ "${2-}" = server ] || die "--restart takes one word: server"
+		action=restart
+		shift
+		;;
 	--help | -h) usage; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
@@ -96,7 +111,8 @@ lib=$(dirname -- "$(readlink -f -- "$0")")
 case $action in
 start) start_all; exit 0 ;;
 stop) stop_all; exit 0 ;;
-status) status_all; exit $? ;;
+status) status_all && exit 0 || exit 3 ;;
+restart) restart_server; exit 0 ;;
 esac
 
 check_app

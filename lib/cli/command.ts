@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { isSlugShape } from "../fax/index.ts";
 import { errorMessage } from "../util/index.ts";
 
 /** What a command may touch of its process, injectable for tests. */
@@ -17,6 +18,15 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** Bad arguments: the message is printed with a pointer to `--help`, and exit code 2. */
 export class UsageError extends Error {}
+
+/** The one SLUG argument of a command; a UsageError when it is not a fax slug's shape. */
+export function slugArgument(argv: string[]): string {
+	const { positionals } = parseCommandArgs(argv, {}, 1);
+	const slug = positionals[0] ?? "";
+	if (!isSlugShape(slug))
+		throw new UsageError(`not a fax slug: ${slug} (expected fax_ and letters or digits)`);
+	return slug;
+}
 
 export interface Command {
 	name: string;

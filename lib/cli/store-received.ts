@@ -1,21 +1,24 @@
 import type { Config } from "../config.ts";
 import { DatabaseBusyError, DatabaseOpenError } from "../db/index.ts";
+import { PipelineUnavailableError } from "../document/index.ts";
 import { type Received, type ReceivedFile, receiveFax } from "../ingest/index.ts";
 import { withStore } from "./open-store.ts";
 
 /**
- * A full, read-only or locked disk, or a database another writer held for
- * too long, is the operator's to fix, and is told as such; any other failure
- * is no storage problem and reaches the command runner's own one-line report.
+ * A full, read-only or locked disk, a database another writer held for too
+ * long, or a document pipeline that does not load is the operator's to fix,
+ * and is told as such; any other failure reaches the command runner's own
+ * one-line report.
  */
-function isStorageFailure(error: unknown): error is Error {
+function isHostFailure(error: unknown): error is Error {
 	if (error instanceof DatabaseBusyError || error instanceof DatabaseOpenError) return true;
+	if (error instanceof PipelineUnavailableError) return true;
 	if (!(error instanceof Error)) return false;
 	const code = (error as { code?: unknown }).code;
 	return error.name === "SQLiteError" || (typeof code === "string" && /^E[A-Z]+$/.test(code));
 }
 
-/** Lists a received file in the configured store; a storage failure is returned, not thrown. */
+/** Lists a received file in the configured store; a failure of the host is returned, not thrown. */
 export async function storeReceived(
 	config: Config,
 	file: ReceivedFile,
@@ -26,7 +29,7 @@ export async function storeReceived(
 			receiveFax(file, store, storageDir, Math.floor(nowMs / 1000)),
 		);
 	} catch (error) {
-		if (isStorageFailure(error)) return error;
+		if (isHostFailure(error)) return error;
 		throw error;
 	}
 }

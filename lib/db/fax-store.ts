@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { type FaxRow, storedSenderKey } from "../fax/index.ts";
 import type { CommitSource, FreshnessSource } from "./commit-counter.ts";
-import type { SqlStatement as Statement } from "./sql.ts";
+import { FaxOriginals, type OriginalFile } from "./fax-originals.ts";
+import type { SqlDatabase, SqlStatement as Statement } from "./sql.ts";
 import { sqliteEngine } from "./sqlite-engine.ts";
 import { cleanAbandonedImports, ImportStatements, StagedImport } from "./staged-import.ts";
 import { isStoreEngine, type StoreEngine } from "./store-engine.ts";
@@ -65,11 +66,13 @@ export interface FaxFileBytes {
 	thumbnail: Uint8Array;
 }
 
-/** What is written with a fax's row, in its transaction (schema versions 5 and 6). */
+/** What is written with a fax's row, in its transaction (schema versions 5 to 7). */
 export interface KeptWithFax {
 	files?: FaxFileBytes;
 	/** The transmission report, as JSON (lib/report). */
 	report?: string;
+	/** The file as received, kept for a fax listed as not processable. */
+	original?: OriginalFile;
 }
 
 /** The writes of one transaction (FaxStore.write). */
@@ -80,6 +83,8 @@ export interface FaxWriter {
 	report(slug: string, report: string): void;
 	/** Records a slug as removed without a live row (an imported removed fax). */
 	tombstone(slug: string, removedAt: number): void;
+	/** Keeps the file as received of a not-processable fax with its row; removed with the row. */
+	original(slug: string, file: OriginalFile): void;
 }
 
 // Faxes whose files are read at once by archivedFiles.
@@ -91,6 +96,7 @@ const PURGE_STEP = 100;
 function keep(writer: FaxWriter, fax: FaxRow, kept: KeptWithFax): void {
 	writer.insert(fax, kept.files);
 	if (kept.report !== undefined) writer.report(fax.slug, kept.report);
+	if (kept.original !== undefined) writer.original(fax.slug, kept.original);
 }
 
 export class FaxStore {
@@ -122,6 +128,7 @@ export class FaxStore {
 	readonly #unarchived: Statement<{ slug: string }>;
 	readonly #filesAfter: Statement<{ slug: string } & FaxFileBytes>;
 	readonly #anyRow: Statement;
+	readonly #originals: FaxOriginals;
 
 	/**
 	 * On a bun:sqlite database, or an engine (engine.ts); `commitSource`
@@ -190,17 +197,26 @@ export class FaxStore {
 			`SELECT slug, pdf, thumbnail FROM fax_files WHERE slug > $after ORDER BY slug LIMIT ${FILES_PAGE}`,
 		);
 		this.#anyRow = db.prepare("SELECT 1 FROM faxes UNION ALL SELECT 1 FROM removed_faxes LIMIT 1");
-		const insert = this.#insert;
-		const tombstone = this.#tombstone;
+		this.#originals = new FaxOriginals(db);
+		this.#writer = this.#makeWriter(db);
+	}
+
+	#makeWriter(db: SqlDatabase): FaxWriter {
+		const [insert, tombstone, addFiles, originals] = [
+			this.#insert,
+			this.#tombstone,
+			this.#addFiles,
+			this.#originals,
+		];
 		const addReport = db.prepare("INSERT INTO fax_reports (slug, report) VALUES ($slug, $report)");
-		const addFiles = this.#addFiles;
-		this.#writer = {
+		return {
 			insert: (fax, files) => {
 				insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
 				if (files) addFiles.run({ slug: fax.slug, pdf: files.pdf, thumbnail: files.thumbnail });
 			},
 			report: (slug, report) => addReport.run({ slug, report }),
 			tombstone: (slug, removedAt) => tombstone.run({ slug, removed_at: removedAt }),
+			original: (slug, file) => originals.add(slug, file),
 		};
 	}
 
@@ -339,6 +355,31 @@ export class FaxStore {
 	 */
 	write<T>(work: (writer: FaxWriter) => T): Promise<T> {
 		return this.#lock.run(() => work(this.#writer));
+	}
+
+	/** The file as received of a live fax listed as not processable; null when none is kept. */
+	original(slug: string): { fax: FaxRow; file: OriginalFile } | null {
+		const found = this.#bySlug.get({ slug });
+		const file = found === null ? null : this.#originals.get(slug);
+		if (found === null || file === null) return null;
+		const { id: _id, ...fax } = found;
+		return { fax, file };
+	}
+
+	/**
+	 * Lists `fax` in place of the not-processable `replaced`, in one
+	 * transaction: the new row with what is kept with it, the receipt keys
+	 * moved to it, and `replaced` removed (410, its original with it). False
+	 * when `replaced` is no longer live.
+	 */
+	relist(replaced: string, fax: FaxRow, kept: KeptWithFax, removedAt: number): Promise<boolean> {
+		return this.#lock.run(() => {
+			if (this.#delete.run({ slug: replaced }).changes === 0) return false;
+			this.#tombstone.run({ slug: replaced, removed_at: removedAt });
+			keep(this.#writer, fax, kept);
+			this.#originals.moveReceipts(replaced, fax.slug);
+			return true;
+		});
 	}
 
 	/** Removal on request; false when no live fax has this slug. */

@@ -2,6 +2,7 @@
 export { COMMIT_SOURCES, type CommitSource, type FreshnessSource } from "./commit-counter.ts";
 export { copyDatabase, databaseDigest } from "./copy-database.ts";
 export { openEngine, type StoreLocation } from "./engine.ts";
+export type { OriginalFile } from "./fax-originals.ts";
 export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
 	type FaxFileBytes,

@@ -91,6 +91,14 @@ BEGIN
 	DELETE FROM fax_reports WHERE slug = old.slug;
 END;
 `;
+// Version 7: the file as received of each fax listed as not processable, so
+// the operator can process it again once the host is fixed (`fax reprocess`).
+// Never served; it goes with its row, after 30 days at the latest.
+const FAX_ORIGINALS = `
+CREATE TABLE IF NOT EXISTS fax_originals (slug TEXT PRIMARY KEY, filename TEXT, relayed INTEGER NOT NULL, original BLOB NOT NULL);
+CREATE TRIGGER IF NOT EXISTS fax_originals_follow_row AFTER DELETE ON faxes
+BEGIN DELETE FROM fax_originals WHERE slug = old.slug; END;
+`;
 /**
  * What each schema version adds, in SQLite's dialect: both engines apply
  * these (postgres/schema.ts translates them), so a new version is one entry
@@ -102,6 +110,7 @@ export const SCHEMA_STEPS: Readonly<Record<number, string>> = {
 	4: RECEIPTS,
 	5: FAX_FILES,
 	6: FAX_REPORTS,
+	7: FAX_ORIGINALS,
 };
 
 /** The version this code writes into `PRAGMA user_version`. */
@@ -118,6 +127,7 @@ export const COPIED_TABLES: readonly { table: string; key: string }[] = [
 	{ table: "receipts", key: "key" },
 	{ table: "fax_files", key: "slug" },
 	{ table: "fax_reports", key: "slug" },
+	{ table: "fax_originals", key: "slug" },
 ];
 
 // A write transaction holds the lock other writers (a receiving `fax ingest`)

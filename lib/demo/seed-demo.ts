@@ -12,13 +12,18 @@ interface DemoRecord extends Record<string, unknown> {
 	slug: string;
 	minutes_ago: number;
 	page_count: number | null;
+	/** Its transmission report, as ingest built it from a real call or email (testkit/demo-reports.ts). */
+	report?: unknown;
 }
 
 /**
  * Loads the demo faxes into an empty database, their times relative to now so a
  * first run shows a list in the default 24-hour window, a removed and an expired
  * fax. Each processed one gets a real PDF and thumbnail through the ingest
- * pipeline, so the links of a first run work and `file_size` is true.
+ * pipeline, so the links of a first run work and `file_size` is true; five
+ * carry the transmission report of a real call or email: a complete phone
+ * report, a call cut during a page, one cut before page 1, a T.37 email and
+ * a scan that came without its attachment, each with its verdict.
  */
 export async function seedDemoFaxes(
 	store: FaxStore,
@@ -28,7 +33,9 @@ export async function seedDemoFaxes(
 	if (!store.isEmpty()) return 0;
 	const demo = (await Bun.file(DEMO_FILE).json()) as DemoRecord[];
 	const records = [];
-	for (const { minutes_ago, ...record } of demo) {
+	const reports: [string, string][] = [];
+	for (const { minutes_ago, report, ...record } of demo) {
+		if (report !== undefined) reports.push([record.slug, JSON.stringify(report)]);
 		let fileSize: number | null = null;
 		if (record.page_count !== null) {
 			const processed = await processDocument(await demoFaxPdf(record.slug, record.page_count));
@@ -44,5 +51,8 @@ export async function seedDemoFaxes(
 	}
 	const result = await importFaxes(store, records, nowSeconds);
 	if (!result.ok) throw new Error(`demo fixtures are invalid: ${result.errors.join("; ")}`);
+	await store.write((writer) => {
+		for (const [slug, report] of reports) writer.report(slug, report);
+	});
 	return records.length;
 }

@@ -35,8 +35,12 @@ let heapLimit = Number.POSITIVE_INFINITY;
 
 class OutOfMemory extends Error {}
 
-function pdfium(): Promise<Pdfium> {
-	instance ??= loadPdfium();
+/** PDFium, started once; a start that failed is tried again on the next call. */
+export function pdfium(): Promise<Pdfium> {
+	instance ??= loadPdfium().catch((error: unknown) => {
+		instance = undefined;
+		throw error;
+	});
 	return instance;
 }
 

@@ -1,3 +1,4 @@
+import { isHostFault } from "./pipeline.ts";
 import { type NotProcessable, notProcessable, type ProcessedDocument } from "./result.ts";
 import { tiffThumbnail } from "./tiff-thumbnail.ts";
 import { convertTiffToPdf } from "./tiff-to-pdf.ts";
@@ -9,7 +10,8 @@ export async function processTiff(tiff: Uint8Array): Promise<ProcessedDocument |
 	let thumbnail: Uint8Array;
 	try {
 		thumbnail = await tiffThumbnail(tiff, converted.firstPage);
-	} catch {
+	} catch (error) {
+		if (isHostFault(error)) throw error;
 		return notProcessable("TIFF page 1 is truncated or corrupt");
 	}
 	return { ok: true, pdf: converted.pdf, thumbnail, pageCount: converted.pageCount };

@@ -43,6 +43,27 @@ function routesOf(routes: Record<string, Route>, listener: Listener): [string, R
 	return Object.entries(routes).filter(([, route]) => route.listener === listener);
 }
 
+type AnswerSet = { status?: number | string; headers: Record<string, string | number> };
+
+/** A route's answer written out: its status, headers and body, negotiated or ranged where it is a file. */
+function answerBody(answer: RouteAnswer, request: Request, set: AnswerSet) {
+	set.status = answer.status;
+	if (answer.headers) Object.assign(set.headers, answer.headers);
+	const { body } = answer;
+	if (body instanceof Representation) return negotiatedBody(body, request, set, answer.type ?? JSON_TYPE);
+	if (body instanceof Blob) return fileBody(body, answer.type ?? JSON_TYPE, request, set);
+	set.headers["content-type"] = answer.type ?? JSON_TYPE;
+	return body;
+}
+
+/** Any method but GET and HEAD on an endpoint. */
+function methodNotAllowed({ set }: { set: AnswerSet }): string {
+	set.status = 405;
+	set.headers.allow = ALLOWED_METHODS;
+	set.headers["content-type"] = JSON_TYPE;
+	return METHOD_NOT_ALLOWED;
+}
+
 /** The public listener: the headers every answer carries, 404 and errors, and each route at its path. */
 export function createApp(options: AppOptions) {
 	const { services } = options;
@@ -85,29 +106,11 @@ export function createApp(options: AppOptions) {
 					},
 					services,
 				);
-				set.status = answer.status;
-				if (answer.headers) Object.assign(set.headers, answer.headers);
-				const { body } = answer;
-				if (body instanceof Representation)
-					return negotiatedBody(body, request, set, answer.type ?? JSON_TYPE);
-				if (body instanceof Blob) return fileBody(body, answer.type ?? JSON_TYPE, request, set);
-				set.headers["content-type"] = answer.type ?? JSON_TYPE;
-				return body;
+				return answerBody(answer, request, set);
 			},
 			{ rateLimited: route.rateLimited },
 		);
-		if (route.rateLimited) {
-			app.all(
-				path,
-				({ set }) => {
-					set.status = 405;
-					set.headers.allow = ALLOWED_METHODS;
-					set.headers["content-type"] = JSON_TYPE;
-					return METHOD_NOT_ALLOWED;
-				},
-				{ rateLimited: true },
-			);
-		}
+		if (route.rateLimited) app.all(path, methodNotAllowed, { rateLimited: true });
 	}
 	return app;
 }

@@ -53,6 +53,26 @@ function decoded(field: Field, value: string): { ok: true; value: unknown } | { 
 }
 
 /**
+ * The known keys of a raw query string: their last non-empty values, and the
+ * keys that were repeated or bracketed (`from[]`).
+ */
+function knownPairs(search: string, known: ReadonlySet<string>) {
+	const values: Record<string, string> = {};
+	const seen = new Set<string>();
+	const multiple = new Set<string>();
+	for (const [rawKey, value] of new URLSearchParams(search)) {
+		const bracket = rawKey.indexOf("[");
+		const name = bracket === -1 ? rawKey : rawKey.slice(0, bracket);
+		if (!known.has(name)) continue;
+		// A key given twice is repeated whatever its values, an empty one included.
+		if (bracket !== -1 || seen.has(name)) multiple.add(name);
+		seen.add(name);
+		if (value !== "") values[name] = value;
+	}
+	return { values, multiple };
+}
+
+/**
  * Validates a raw query string against a TypeBox object schema. Query parsers keep
  * only the last of repeated keys and do not know `from[]`, so the raw pairs are
  * read here: a repeated or bracketed known key is invalid (empty values
@@ -82,20 +102,7 @@ export function createQueryValidator<T extends TObject>(schema: T): (search: str
 	};
 
 	function validate(search: string): QueryResult<T> {
-		const values: Record<string, string> = {};
-		const seen = new Set<string>();
-		const multiple = new Set<string>();
-		if (search !== "") {
-			for (const [rawKey, value] of new URLSearchParams(search)) {
-				const bracket = rawKey.indexOf("[");
-				const name = bracket === -1 ? rawKey : rawKey.slice(0, bracket);
-				if (!known.has(name)) continue;
-				// A key given twice is repeated whatever its values, an empty one included.
-				if (bracket !== -1 || seen.has(name)) multiple.add(name);
-				seen.add(name);
-				if (value !== "") values[name] = value;
-			}
-		}
+		const { values, multiple } = knownPairs(search, known);
 
 		if (multiple.size === 0 && check.Check(values)) {
 			const value: Record<string, unknown> = {};

@@ -1,5 +1,6 @@
 import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
 import type { BunFile } from "bun";
+import type { SendTo } from "../config.ts";
 import type { FaxStore } from "../db/index.ts";
 import type { HeldLists, HoldableRequest } from "../hold/index.ts";
 import type { RecentFaxes } from "../recent/index.ts";
@@ -12,6 +13,8 @@ export interface Operations {
 	isDraining(): boolean;
 	/** Runs a query; throws when the database cannot answer. */
 	checkDatabase(): void;
+	/** Null when the document pipeline loads on this host (`fax check`), else the part that does not. */
+	documentPipeline(): Promise<string | null>;
 	/** Which store counts the rate limit now, and how its Redis is reached (null without Redis). */
 	rateLimit(): { backend: string; redisMode: string | null };
 	/** The Prometheus text and its content type. */
@@ -29,6 +32,8 @@ export interface RouteServices {
 	storageDir: string;
 	/** The origin the faxes' PDFs and thumbnails are served from (CDN_BASE_URL's), for the pages' policies. */
 	cdnOrigin: string;
+	/** Where testers send their tests (TEST_FAX_NUMBERS, TEST_FAX_ADDRESSES), for the pages. */
+	sendTo: SendTo;
 	/** A download is refused (503) while this many requests are being answered already. */
 	maxDownloads: number;
 	/** The OpenAPI description of the API, as JSON text. */

@@ -1,5 +1,14 @@
 // `fax ingest`: a received file becomes stored files and then a listed fax.
 export { MAX_EMAIL_BYTES, MAX_INPUT_BYTES } from "../document/index.ts";
 export { type Received, type ReceivedFile, receiveFax } from "./receive-fax.ts";
-// HylaFAX's receive queue: what `fax receive-hylafax` hands over.
-export { RECVQ_NAME, RECVQ_READ_LIMIT, recvqReceivedFile } from "./recvq.ts";
+// HylaFAX's receive queue and session logs: what `fax receive-hylafax` hands over.
+export {
+	handedOverSessionLog,
+	RECVQ_NAME,
+	RECVQ_READ_LIMIT,
+	recvqCall,
+	recvqReceivedFile,
+	SESSION_LOG_NAME,
+	SESSION_LOG_READ_LIMIT,
+} from "./recvq.ts";
+export { type Reprocessed, reprocessFax } from "./reprocess-fax.ts";

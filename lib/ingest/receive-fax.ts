@@ -12,7 +12,7 @@ import {
 } from "../document/index.ts";
 import type { FaxRow } from "../fax/index.ts";
 import { cutSender, newSlug } from "../fax/index.ts";
-import { buildReport } from "../report/index.ts";
+import { buildReport, type HylafaxCall, NO_PAGE_REASON } from "../report/index.ts";
 import { deleteFaxFiles, writeFaxFiles } from "../storage/index.ts";
 
 export interface ReceivedFile {
@@ -35,6 +35,12 @@ export interface ReceivedFile {
 	 * Received header, so a re-delivery lists nothing new and keeps its time.
 	 */
 	relayed?: { queueId: string | null };
+	/**
+	 * What HylaFAX said of the call beside the file: its session log, when
+	 * handed over, and the reason FaxRcvdCmd was given; `callOnly` when the call
+	 * left no file (it ended before its first page).
+	 */
+	hylafax?: HylafaxCall;
 }
 
 export type Received =
@@ -57,7 +63,7 @@ function arrivalTime(sentAt: number | null, now: number): number {
 	return sentAt !== null && sentAt <= now && sentAt >= now - DATE_HEADER_WINDOW_SECONDS ? sentAt : now;
 }
 
-function uniqueSlug(store: FaxStore): string {
+export function uniqueSlug(store: FaxStore): string {
 	let slug = newSlug();
 	while (store.slugTaken(slug)) slug = newSlug();
 	return slug;
@@ -70,13 +76,16 @@ const EMAIL_TOO_LARGE_REASON = `email is larger than ${MAX_EMAIL_BYTES / 1024 / 
  * size limit only its header is read: the sender is kept, so a client
  * waiting for its address sees why.
  */
-async function emailOf(file: ReceivedFile): Promise<FaxEmail | null> {
+export async function emailOf(file: ReceivedFile): Promise<FaxEmail | null> {
 	if (detectFormat(file.bytes, file.filename ?? undefined) !== "email") return null;
 	if (file.bytes.byteLength > MAX_EMAIL_BYTES) return parseFaxEmailHeader(file.bytes);
 	return parseFaxEmail(file.bytes);
 }
 
-function documentOf(file: ReceivedFile, email: FaxEmail | null): Promise<ProcessedDocument | NotProcessable> {
+export function documentOf(
+	file: ReceivedFile,
+	email: FaxEmail | null,
+): Promise<ProcessedDocument | NotProcessable> {
 	if (email === null) return processDocument(file.bytes);
 	if (email.attachment !== null) return processDocument(email.attachment.bytes);
 	const tooLarge = file.bytes.byteLength > MAX_EMAIL_BYTES;
@@ -138,9 +147,10 @@ async function insertOnce(
 }
 
 /** The transmission report kept with the fax (lib/report), as JSON. */
-function reportOf(file: ReceivedFile, email: FaxEmail | null, reason: string | undefined): string {
+export function reportOf(file: ReceivedFile, email: FaxEmail | null, reason: string | undefined): string {
 	const relayedByUs = file.relayed !== undefined;
-	return JSON.stringify(buildReport({ source: file.source, bytes: file.bytes, email, relayedByUs, reason }));
+	const { source, bytes, hylafax } = file;
+	return JSON.stringify(buildReport({ source, bytes, email, relayedByUs, reason, hylafax }));
 }
 
 /**
@@ -148,8 +158,10 @@ function reportOf(file: ReceivedFile, email: FaxEmail | null, reason: string | u
  * temporary names, then renamed) before the row is inserted, so the API never
  * lists a fax whose PDF is not there yet; their bytes go into the row's
  * transaction too, so a replica of the database has them with the row; a file that cannot be processed is
- * still recorded, with its four file fields null. A receipt key handed over
- * before lists nothing new.
+ * still recorded, with its four file fields null, and kept as received (out of
+ * the API) for `fax reprocess`. A receipt key handed over before lists
+ * nothing new. A host that cannot process documents throws
+ * (PipelineUnavailableError): nothing is listed, the receiver tries again.
  */
 export async function receiveFax(
 	file: ReceivedFile,
@@ -161,7 +173,9 @@ export async function receiveFax(
 	const receiptKey = receiptKeyOf(file, email);
 	const earlier = receiptKey === undefined ? null : store.receiptSlug(receiptKey);
 	if (earlier !== null) return { repeatOf: earlier };
-	const result = await documentOf(file, email);
+	const result = file.hylafax?.callOnly
+		? ({ ok: false, reason: NO_PAGE_REASON } as const)
+		: await documentOf(file, email);
 	const receivedAt = receivedTime(file, email, now);
 	const slug = uniqueSlug(store);
 	const given = file.sender !== undefined ? file.sender : (email?.sender ?? null);
@@ -175,7 +189,8 @@ export async function receiveFax(
 	const report = reportOf(file, email, result.ok ? undefined : result.reason);
 	if (!result.ok) {
 		const fax = { ...base, page_count: null, file_size: null };
-		const listed = await insertOnce(store, fax, receiptKey, { report });
+		const original = { bytes: file.bytes, filename: file.filename, relayed: file.relayed !== undefined };
+		const listed = await insertOnce(store, fax, receiptKey, { report, original });
 		return listed === slug ? { fax, reason: result.reason } : { repeatOf: listed };
 	}
 	const files = { pdf: result.pdf, thumbnail: result.thumbnail };

@@ -7,7 +7,7 @@ The guide for API users, with the masking and matching rules, every error messag
 [docs/API.md](/docs/API.md) (also in the project's repository).
 
 - A test is a fax received by phone (\`source: phone\`), or a scan-to-email or Internet-fax test received
-  by email (\`source: email\`). It appears only once its processing is done: usually within seconds
+  by email (\`source: email\`). It appears only once its processing is done: usually within 5 seconds
   of the end of the call or of the mail's arrival, within minutes when its first hand-over fails.
 - Every test is public for 30 days, then removed (410); it can also be removed on request.
 - No account, no token, no API key. The service cannot send, remove or hide a fax, and sends no

@@ -1,7 +1,10 @@
+import type { SendTo } from "../config.ts";
 import type { Fax } from "../fax/index.ts";
 import type { FaxReport } from "../report/index.ts";
+import { callPart, verdictPart } from "./call-part.ts";
 import { escapeHtml, type HtmlPage, htmlPage, pageScript } from "./html.ts";
 import { reportPart } from "./report-part.ts";
+import { sendToPart } from "./send-to.ts";
 import { pagesText, shortSize, sizeText, utcText } from "./text.ts";
 
 const SOURCES: Record<Fax["source"], string> = {
@@ -22,14 +25,16 @@ for (const time of document.querySelectorAll("time[data-local]")) {
 }
 `);
 
-function filesPart(fax: Fax): string {
+function filesPart(fax: Fax, report: FaxReport | null): string {
 	if (
 		fax.pdf_url === null ||
 		fax.thumbnail_url === null ||
 		fax.page_count === null ||
 		fax.file_size === null
 	) {
-		return "<p>This fax could not be processed: there is no PDF and no image of it.</p>";
+		return report?.call?.noPage
+			? "<p>No page arrived: there is no PDF and no image of this call.</p>"
+			: "<p>This fax could not be processed: there is no PDF and no image of it.</p>";
 	}
 	const pdf = escapeHtml(fax.pdf_url);
 	return `<figure>
@@ -43,10 +48,11 @@ function filesPart(fax: Fax): string {
  * The page of one fax: what the API says of it, for people, readable without
  * script; with its transmission report when ingest kept one.
  */
-export function faxPage(fax: Fax, report: FaxReport | null = null): HtmlPage {
+export function faxPage(fax: Fax, report: FaxReport | null, sendTo: SendTo): HtmlPage {
 	const sender = fax.from === null ? "Unknown (the fax came with no sender ID)" : escapeHtml(fax.from);
 	const body = `<main>
 <h1>Test fax ${escapeHtml(fax.slug)}</h1>
+${report === null ? "" : verdictPart(report)}
 <dl>
 <dt>Sender</dt><dd>${sender}</dd>
 <dt>Source</dt><dd>${SOURCES[fax.source]}</dd>
@@ -54,8 +60,10 @@ export function faxPage(fax: Fax, report: FaxReport | null = null): HtmlPage {
 <dt>Pages</dt><dd>${fax.page_count === null ? "Not known" : fax.page_count}</dd>
 <dt>Size</dt><dd>${fax.file_size === null ? "Not known" : sizeText(fax.file_size)}</dd>
 </dl>
-${filesPart(fax)}
+${filesPart(fax, report)}
 ${report === null ? "" : reportPart(report, fax.from)}
+${report?.call === undefined ? "" : callPart(report.call)}
+${sendToPart(sendTo)}
 </main>
 <footer>
 <p>Every test fax is public for 30 days after it was received, then removed. The sender is masked.</p>
@@ -67,20 +75,27 @@ ${report === null ? "" : reportPart(report, fax.from)}
 	});
 }
 
+/** Where the 404 and 410 pages lead: the live list, and the API's description. */
+const WAY_BACK =
+	'<p><a href="/faxtest">All tests of the last 24 hours</a> · <a href="/docs">API documentation</a></p>';
+
 /**
  * The page of an address no fax has (yet). It does not repeat the address: a
  * page that shows any text put in a link would let the link's author write on
  * this site (content spoofing).
  */
-export const MISSING_FAX_PAGE = htmlPage(
-	"No such test fax",
-	`<main>
+export function missingFaxPage(sendTo: SendTo): HtmlPage {
+	return htmlPage(
+		"No such test fax",
+		`<main>
 <h1>No such test fax</h1>
 <p>No test fax has this address. A fax shows here only once its processing is
-done, usually 1 to 2 minutes after the call ends: try again shortly.</p>
-<p><a href="/docs">API documentation</a></p>
+done, within 5 seconds of the end of the call or of the mail's arrival: try again shortly.</p>
+${WAY_BACK}
+${sendToPart(sendTo)}
 </main>`,
-);
+	);
+}
 
 /** The page of a fax that was removed. */
 export function removedFaxPage(slug: string): HtmlPage {
@@ -90,7 +105,7 @@ export function removedFaxPage(slug: string): HtmlPage {
 <h1>Test fax removed</h1>
 <p>The test fax <code>${escapeHtml(slug)}</code> was removed: test faxes are public for 30 days after they
 are received, and can be removed on request before that.</p>
-<p><a href="/docs">API documentation</a></p>
+${WAY_BACK}
 </main>`,
 	);
 }

@@ -53,8 +53,15 @@ label { display: flex; flex-direction: column; flex: 1 1 14rem; }
 input, button { font: inherit; padding: 0.35rem 0.5rem; }
 ol.faxes { list-style: none; padding: 0; margin: 0; }
 ol.faxes li { display: flex; gap: 1rem; padding: 0.75rem 0; border-top: 1px solid #8884; }
+ol.faxes li.new { background: #fc04; box-shadow: inset 4px 0 0 #d80; }
+#verdict { border-left: 4px solid #8888; padding: 0 0 0 1rem; margin: 0 0 1.5rem; }
+#verdict.verdict-good { border-color: #2a2; }
+#verdict.verdict-warning { border-color: #d80; }
+#verdict.verdict-failed { border-color: #d22; }
+pre { overflow-x: auto; font-size: 0.8rem; }
 ol.faxes .thumb { flex: 0 0 6.5rem; }
 ol.faxes .thumb img { width: 6.5rem; }
+ol.faxes .thumb img, figure img { aspect-ratio: auto 210 / 297; }
 ol.faxes .facts { flex: 1 1 auto; min-width: 0; overflow-wrap: anywhere; }
 .status { font-size: 0.9rem; min-height: 1.5em; }
 `;
@@ -80,7 +87,12 @@ export interface PageParts {
 	scriptFile?: string;
 	/** The page has a form that submits to this origin (GET, no script needed). */
 	formToSelf?: boolean;
+	/** What search engines show under the title; the site's own line when absent. */
+	description?: string;
 }
+
+const SITE_DESCRIPTION =
+	"A public fax test site: send a test fax by phone or email and see within 5 seconds whether it arrived, how the call went and what to change.";
 
 /** A script for `PageParts`: its text and the hash source that allows it. */
 export function pageScript(text: string): { text: string; source: string } {
@@ -109,6 +121,7 @@ export function htmlPage(title: string, body: string, parts: PageParts = {}): Ht
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="description" content="${escapeHtml(parts.description ?? SITE_DESCRIPTION)}">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 ${file}</head>

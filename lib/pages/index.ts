@@ -1,4 +1,4 @@
 // HTML pages for people: the page of a fax behind `view_url`.
-export { faxPage, MISSING_FAX_PAGE, removedFaxPage } from "./fax-page.ts";
+export { faxPage, missingFaxPage, removedFaxPage } from "./fax-page.ts";
 export { escapeHtml, type HtmlPage, htmlPage } from "./html.ts";
 export { LIVE_SCRIPT_PATH, type LiveFilter, livePage } from "./live-page.ts";

@@ -1,5 +1,7 @@
+import type { SendTo } from "../config.ts";
 import type { Fax } from "../fax/index.ts";
 import { escapeHtml, type HtmlPage, htmlPage } from "./html.ts";
+import { sendToPart } from "./send-to.ts";
 import { pagesText, utcText } from "./text.ts";
 
 /** Where the live page's script is served (routes/faxtest/live.js.ts). */
@@ -70,13 +72,15 @@ export function livePage(
 	list: { faxes: Fax[]; etag: string },
 	filter: LiveFilter,
 	imageOrigin: string,
+	sendTo: SendTo,
 ): HtmlPage {
 	const { faxes } = list;
 	const empty = `<p id="empty"${faxes.length === 0 ? "" : " hidden"}>No test fax in the last 24 hours${filter.kind === "sender" ? " from this sender" : ""} yet.</p>`;
 	const body = `<main>
 <h1>Test faxes of the last 24 hours</h1>
-<p>Send a test fax, by phone or by email, and it shows here within seconds of the end of the call,
-newest first. Select a test for its page and transmission report.</p>
+<p>Send a test fax, by phone or by email, and it shows here within 5 seconds of the end of the call
+or of the mail's arrival, newest first. Select a test for its page and transmission report.</p>
+${sendToPart(sendTo)}
 <form method="get" action="/faxtest" id="filter">
 <label>Only the tests of this sender
 <input name="from" id="from" maxlength="255" autocomplete="off" placeholder="+1 555 123 4567, station ID or email"></label>

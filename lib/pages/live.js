@@ -6,7 +6,8 @@
 //   - nothing new: one request every 27–30 s (the server answers a held
 //     request up to a tenth early): about 2 a minute, at most 134 an hour;
 //   - requests start at least MIN_GAP_MS apart, whatever comes: at most 20 a
-//     minute even while tests keep arriving;
+//     minute even while tests keep arriving; only a filter the visitor submits
+//     cancels the held request and asks at once (their own action, one request);
 //   - a 429 or 503 waits its Retry-After; a server that cannot be reached or
 //     answers an error is asked again after 2, 4, 8 … 60 s;
 //   - a hidden tab makes no request at all: its held request is cancelled and
@@ -48,10 +49,21 @@ function localTime(iso) {
 	});
 }
 
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+
+// "2 minutes ago" beside the UTC time, kept true every AGO_EVERY_MS.
+function agoText(iso) {
+	const seconds = Math.round((Date.parse(iso) - Date.now()) / 1000);
+	if (seconds > -60) return relative.format(Math.min(0, seconds), "second");
+	if (seconds > -3600) return relative.format(Math.round(seconds / 60), "minute");
+	return relative.format(Math.round(seconds / 3600), "hour");
+}
+const AGO_EVERY_MS = 30000;
+
 function showLocalTime(item) {
 	const time = item.querySelector("time");
 	const local = item.querySelector(".local");
-	local.textContent = ` · your time: ${localTime(time.dateTime)}`;
+	local.textContent = ` (${agoText(time.dateTime)}) · your time: ${localTime(time.dateTime)}`;
 	local.hidden = false;
 }
 
@@ -97,10 +109,18 @@ function itemOf(fax) {
 }
 
 // A listed fax never changes: the items already shown are kept as they are,
-// so their images are not loaded again.
+// so their images are not loaded again. A test that arrives while the page
+// is open is marked new (class "new"), so it stands out.
+let filled = list.children.length > 0;
 function render(faxes) {
 	const shown = new Map([...list.children].map((item) => [item.dataset.slug, item]));
-	list.replaceChildren(...faxes.map((fax) => shown.get(fax.slug) ?? itemOf(fax)));
+	const items = faxes.map((fax) => {
+		const item = shown.get(fax.slug) ?? itemOf(fax);
+		if (filled && !shown.has(fax.slug)) item.classList.add("new");
+		return item;
+	});
+	list.replaceChildren(...items);
+	filled = true;
 	empty.hidden = faxes.length > 0;
 }
 
@@ -189,18 +209,41 @@ document.addEventListener("visibilitychange", () => {
 	say("Paused while this tab is hidden.");
 });
 
-form.addEventListener("submit", (event) => {
-	event.preventDefault();
+// The visitor's own filter: what they typed stays in the field, the page
+// says which tests it shows with a way back to all, and the held request is
+// cancelled at once for the new one.
+function showFilter() {
+	document.getElementById("filter-shown")?.remove();
+	if (from === null) return;
+	const all = element("a", { href: "/faxtest" }, "Show all tests");
+	all.addEventListener("click", (event) => {
+		event.preventDefault();
+		input.value = "";
+		applyFilter();
+	});
+	form.after(element("p", { id: "filter-shown" }, "Showing only the tests of the sender you entered. ", all));
+}
+
+function applyFilter() {
 	const value = input.value.trim();
 	from = value === "" ? null : value;
-	input.value = "";
-	document.getElementById("filter-shown")?.remove();
+	showFilter();
 	etag = null;
+	filled = false;
 	list.replaceChildren();
 	say(from === null ? "Showing all tests…" : "Showing only the tests of the sender you entered…");
+	lastStart = 0;
 	restart();
+}
+
+form.addEventListener("submit", (event) => {
+	event.preventDefault();
+	applyFilter();
 });
 
 for (const item of list.children) showLocalTime(item);
+setInterval(() => {
+	for (const item of list.children) showLocalTime(item);
+}, AGO_EVERY_MS);
 live();
 schedule(0);

@@ -99,7 +99,7 @@ const TEST_KINDS: Record<EmailReport["test"], string> = {
 	pdf: "Scan-to-email: a PDF attachment",
 	t37: "Internet fax, ITU-T T.37 simple mode: a TIFF-F attachment",
 	tiff: "A TIFF attachment (not marked as T.37 TIFF-F)",
-	none: "No PDF or TIFF attachment",
+	none: "An email without an attachment this site can show",
 };
 
 function tlsText(tls: EmailReport["tls"]): string | null {
@@ -110,8 +110,14 @@ function tlsText(tls: EmailReport["tls"]): string | null {
 	return `Yes: ${escapeHtml(tls.protocol)}${cipher}${bits}`;
 }
 
+/** What kind of test the email was; one with an attachment that is no PDF or TIFF says what it was. */
+function kindOf(email: EmailReport): string {
+	if (email.test !== "none" || email.mimeType === null) return TEST_KINDS[email.test];
+	return "An attachment that is not a readable PDF or TIFF, whatever its MIME type below says";
+}
+
 function emailRows(email: EmailReport): Row[] {
-	const rows: Row[] = [["Kind of test", TEST_KINDS[email.test]]];
+	const rows: Row[] = [["Kind of test", kindOf(email)]];
 	if (email.mimeType !== null) rows.push(["MIME type", `<code>${escapeHtml(email.mimeType)}</code>`]);
 	if (email.attachmentName !== null) rows.push(["Attachment", escapeHtml(email.attachmentName)]);
 	if (email.attachmentBytes !== null) rows.push(["Attachment size", sizeText(email.attachmentBytes)]);

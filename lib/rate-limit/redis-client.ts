@@ -38,6 +38,34 @@ function tlsOptions(ca: string | null): { tls?: { ca: string } } {
 	return ca === null ? {} : { tls: { ca } };
 }
 
+/** A client of a Redis Cluster, of its seed nodes. */
+function clusterClient(
+	connection: Extract<RedisConnection, { mode: "cluster" }>,
+	options: RedisClientOptions,
+) {
+	return new Cluster(connection.nodes, {
+		enableOfflineQueue: false,
+		enableAutoPipelining: true,
+		// Every count is read and written on its key's master.
+		scaleReads: "master",
+		// A command to a slot whose master is being failed over is not
+		// held: the request is counted in memory at once instead.
+		retryDelayOnFailover: 0,
+		retryDelayOnClusterDown: 0,
+		retryDelayOnTryAgain: 0,
+		// With no retry on failover, nothing else tells the client which
+		// replica took over a dead master's slots: ask the cluster every second.
+		slotsRefreshInterval: 1000,
+		clusterRetryStrategy: (times) => Math.min(times * 100, 1000),
+		redisOptions: {
+			...connectionOptions(options),
+			...tlsOptions(connection.tlsCa),
+			username: connection.username ?? undefined,
+			password: connection.password ?? undefined,
+		},
+	});
+}
+
 /**
  * A client of the connection's mode. It connects at once (not lazily):
  * connecting on the first command would fail that command, because the
@@ -79,27 +107,7 @@ export function createRedisClient(
 			});
 			break;
 		case "cluster":
-			client = new Cluster(connection.nodes, {
-				enableOfflineQueue: false,
-				enableAutoPipelining: true,
-				// Every count is read and written on its key's master.
-				scaleReads: "master",
-				// A command to a slot whose master is being failed over is not
-				// held: the request is counted in memory at once instead.
-				retryDelayOnFailover: 0,
-				retryDelayOnClusterDown: 0,
-				retryDelayOnTryAgain: 0,
-				// With no retry on failover, nothing else tells the client which
-				// replica took over a dead master's slots: ask the cluster every second.
-				slotsRefreshInterval: 1000,
-				clusterRetryStrategy: (times) => Math.min(times * 100, 1000),
-				redisOptions: {
-					...connectionOptions(options),
-					...tlsOptions(connection.tlsCa),
-					username: connection.username ?? undefined,
-					password: connection.password ?? undefined,
-				},
-			});
+			client = clusterClient(connection, options);
 			break;
 	}
 	// Failures surface as rejected commands and are reported by the caller once

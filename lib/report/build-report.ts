@@ -3,7 +3,21 @@ import { tiffDocument } from "./document-report.ts";
 import { emailReport } from "./email-report.ts";
 import { hylafaxSession } from "./hylafax-session.ts";
 import { problemWords } from "./problem-words.ts";
-import type { DocumentReport, FaxReport, SessionReport } from "./report.ts";
+import type { CallReport, DocumentReport, FaxReport, SessionReport } from "./report.ts";
+import { parseSessionLog } from "./t30-session.ts";
+
+/** What HylaFAX handed over of the call beside the file (lib/ingest/recvq.ts). */
+export type HylafaxCall = {
+	/** The session log, log/cCOMMID; null when none was handed over. */
+	log: string | null;
+	/** The reason faxgetty gave FaxRcvdCmd; null or empty for a clean call. */
+	reason: string | null;
+	/** The call left no file: it ended before its first page. */
+	callOnly: boolean;
+};
+
+/** The operator's reason for a call that left no file (its page says why, from the session). */
+export const NO_PAGE_REASON = "the call ended before its first page";
 
 /** What ingest knows of a received fax when it lists it. */
 export interface ReportInput {
@@ -16,6 +30,18 @@ export interface ReportInput {
 	relayedByUs: boolean;
 	/** Why it could not be processed; absent when it was. */
 	reason?: string;
+	hylafax?: HylafaxCall;
+}
+
+function callOf(hylafax: HylafaxCall | undefined): CallReport | undefined {
+	if (hylafax === undefined || (hylafax.log === null && !hylafax.callOnly)) return undefined;
+	const {
+		tsi: _tsi,
+		faxMachine: _fax,
+		startedAt: _start,
+		...session
+	} = parseSessionLog(hylafax.log ?? "", hylafax.reason);
+	return { ...session, noPage: hylafax.callOnly };
 }
 
 function documentOf(bytes: Uint8Array): {
@@ -38,10 +64,13 @@ export function buildReport(input: ReportInput): FaxReport {
 		documentBytes === null ? { document: null, format: null, facts: null } : documentOf(documentBytes);
 	const session: SessionReport | null =
 		input.source === "phone" && facts !== null ? hylafaxSession(facts) : null;
+	const call = callOf(input.hylafax);
 	const report: FaxReport = {
 		document,
 		session,
 		email: input.email === null ? null : emailReport(input.email, format, input.relayedByUs),
+		...(call === undefined ? {} : { call }),
 	};
-	return input.reason === undefined ? report : { ...report, problem: problemWords(input.reason) };
+	if (input.reason === undefined || call?.noPage) return report;
+	return { ...report, problem: problemWords(input.reason) };
 }

@@ -3,6 +3,7 @@
 // (fax_reports), shown on the fax's page. Nothing in it is private: the sender
 // shows on the page masked, from the fax itself, never from here.
 import type { HylafaxSession } from "./hylafax-session.ts";
+import type { T30Session } from "./t30-session.ts";
 
 /** One page's geometry as its TIFF tags give it. */
 export type TiffPage = {
@@ -42,10 +43,18 @@ export type EmailReport = {
 	tls: { protocol: string; cipher: string | null; bits: number | null } | "none" | null;
 };
 
+/** The call as HylaFAX's session log told it: the T.30 timeline, the TSI masked in its lines and not kept otherwise. */
+export type CallReport = Omit<T30Session, "tsi" | "faxMachine" | "startedAt"> & {
+	/** The file held no page: the call ended before page 1. */
+	noPage: boolean;
+};
+
 export type FaxReport = {
 	document: DocumentReport | null;
 	session: SessionReport | null;
 	email: EmailReport | null;
+	/** The call's T.30 session, for a fax by phone whose session log was handed over; absent otherwise. */
+	call?: CallReport;
 	/** Why it could not be processed, in a tester's words; absent when it was. */
 	problem?: string;
 };

@@ -133,6 +133,111 @@ function receiverQueueGauges(sources: MetricSources, registers: Registry[]): voi
 	);
 }
 
+/** How requests learn of commits, and the list requests held now and at most. */
+function heldRequestGauges(sources: MetricSources, registers: Registry[]): void {
+	new Gauge({
+		name: "testfax_freshness_check",
+		help: "1 for how each request learns of other processes' commits: wal-index (the -shm header) or data_version.",
+		labelNames: ["source"],
+		registers,
+	}).set({ source: sources.freshnessCheck }, 1);
+	new Gauge({
+		name: "testfax_held_requests",
+		help: "List requests with wait held by this instance now.",
+		registers,
+		collect() {
+			this.set(sources.heldRequests());
+		},
+	});
+	new Gauge({
+		name: "testfax_held_requests_limit",
+		help: "WAIT_MAX_HELD: list requests with wait this instance holds at most; past it they are answered at once.",
+		registers,
+	}).set(sources.heldRequestsLimit);
+}
+
+/** A counter that reports a running total kept elsewhere, read at each scrape. */
+function totalCounter(name: string, help: string, registers: Registry[], total: () => number): void {
+	new Counter({
+		name,
+		help,
+		registers,
+		collect() {
+			this.reset();
+			this.inc(total());
+		},
+	});
+}
+
+/** Where the rate limit is counted, how its Redis is reached, and the log lines dropped. */
+function rateLimitMetrics(sources: MetricSources, registers: Registry[]): void {
+	new Gauge({
+		name: "testfax_rate_limit_backend",
+		help: "1 for the store counting the rate limit now: redis, or memory (configured, or while Redis is unavailable).",
+		labelNames: ["backend"],
+		registers,
+		collect() {
+			const inRedis = sources.rateLimit().backend === "redis";
+			this.set({ backend: "redis" }, inRedis ? 1 : 0);
+			this.set({ backend: "memory" }, inRedis ? 0 : 1);
+		},
+	});
+	new Gauge({
+		name: "testfax_rate_limit_redis_mode",
+		help: "1 for how the Redis of the count is reached (single, cluster, sentinel); no series without Redis.",
+		labelNames: ["mode"],
+		registers,
+		collect() {
+			const mode = sources.rateLimit().redisMode;
+			if (mode !== null) this.set({ mode }, 1);
+		},
+	});
+	totalCounter(
+		"testfax_rate_limit_counted_in_memory_total",
+		"Requests counted in process memory because Redis could not count them (configured Redis only).",
+		registers,
+		() => sources.rateLimit().countedInMemory,
+	);
+	totalCounter(
+		"testfax_rate_limit_fallbacks_total",
+		"Switches from counting in Redis to counting in process memory.",
+		registers,
+		() => sources.rateLimit().fallbacks,
+	);
+	totalCounter(
+		"testfax_log_lines_dropped_total",
+		"Log lines dropped because standard output was not taking them (access lines first).",
+		registers,
+		sources.droppedLogLines,
+	);
+}
+
+/** The faxes of the shared database, read at each scrape. */
+function faxGauges(sources: MetricSources, registers: Registry[]): void {
+	new Gauge({
+		name: "testfax_faxes_received_24h",
+		help: "Faxes received in the last 24 hours and still listed, by outcome; read from the shared database.",
+		labelNames: ["outcome"],
+		registers,
+		collect() {
+			const now = Math.floor(sources.clock() / 1000);
+			const counts = fromDatabase(this, () => sources.stats.receivedAfter(now - DAY_SECONDS));
+			if (counts === undefined) return;
+			this.set({ outcome: "processed" }, counts.processed);
+			this.set({ outcome: "not_processable" }, counts.notProcessable);
+		},
+	});
+	new Gauge({
+		name: "testfax_fax_latest_received_timestamp_seconds",
+		help: "received_at of the newest fax in the shared database (Unix seconds); 0 when there is none.",
+		registers,
+		collect() {
+			const latest = fromDatabase(this, () => sources.stats.latestReceivedAt());
+			if (latest !== undefined) this.set(latest ?? 0);
+		},
+	});
+}
+
 /**
  * Everything /metrics reports, in one registry of its own. Request metrics are
  * counted as answers are given; the rate-limit backend and the fax counts are
@@ -172,97 +277,11 @@ export class ServiceMetrics {
 			labelNames: ["code"],
 			registers,
 		});
-		new Gauge({
-			name: "testfax_freshness_check",
-			help: "1 for how each request learns of other processes' commits: wal-index (the -shm header) or data_version.",
-			labelNames: ["source"],
-			registers,
-		}).set({ source: sources.freshnessCheck }, 1);
-		new Gauge({
-			name: "testfax_held_requests",
-			help: "List requests with wait held by this instance now.",
-			registers,
-			collect() {
-				this.set(sources.heldRequests());
-			},
-		});
-		new Gauge({
-			name: "testfax_held_requests_limit",
-			help: "WAIT_MAX_HELD: list requests with wait this instance holds at most; past it they are answered at once.",
-			registers,
-		}).set(sources.heldRequestsLimit);
+		heldRequestGauges(sources, registers);
 		volumeGauges(sources.volumes, registers);
 		receiverQueueGauges(sources, registers);
-		new Gauge({
-			name: "testfax_rate_limit_backend",
-			help: "1 for the store counting the rate limit now: redis, or memory (configured, or while Redis is unavailable).",
-			labelNames: ["backend"],
-			registers,
-			collect() {
-				const inRedis = sources.rateLimit().backend === "redis";
-				this.set({ backend: "redis" }, inRedis ? 1 : 0);
-				this.set({ backend: "memory" }, inRedis ? 0 : 1);
-			},
-		});
-		new Gauge({
-			name: "testfax_rate_limit_redis_mode",
-			help: "1 for how the Redis of the count is reached (single, cluster, sentinel); no series without Redis.",
-			labelNames: ["mode"],
-			registers,
-			collect() {
-				const mode = sources.rateLimit().redisMode;
-				if (mode !== null) this.set({ mode }, 1);
-			},
-		});
-		new Counter({
-			name: "testfax_rate_limit_counted_in_memory_total",
-			help: "Requests counted in process memory because Redis could not count them (configured Redis only).",
-			registers,
-			collect() {
-				this.reset();
-				this.inc(sources.rateLimit().countedInMemory);
-			},
-		});
-		new Counter({
-			name: "testfax_rate_limit_fallbacks_total",
-			help: "Switches from counting in Redis to counting in process memory.",
-			registers,
-			collect() {
-				this.reset();
-				this.inc(sources.rateLimit().fallbacks);
-			},
-		});
-		new Counter({
-			name: "testfax_log_lines_dropped_total",
-			help: "Log lines dropped because standard output was not taking them (access lines first).",
-			registers,
-			collect() {
-				this.reset();
-				this.inc(sources.droppedLogLines());
-			},
-		});
-		new Gauge({
-			name: "testfax_faxes_received_24h",
-			help: "Faxes received in the last 24 hours and still listed, by outcome; read from the shared database.",
-			labelNames: ["outcome"],
-			registers,
-			collect() {
-				const now = Math.floor(sources.clock() / 1000);
-				const counts = fromDatabase(this, () => sources.stats.receivedAfter(now - DAY_SECONDS));
-				if (counts === undefined) return;
-				this.set({ outcome: "processed" }, counts.processed);
-				this.set({ outcome: "not_processable" }, counts.notProcessable);
-			},
-		});
-		new Gauge({
-			name: "testfax_fax_latest_received_timestamp_seconds",
-			help: "received_at of the newest fax in the shared database (Unix seconds); 0 when there is none.",
-			registers,
-			collect() {
-				const latest = fromDatabase(this, () => sources.stats.latestReceivedAt());
-				if (latest !== undefined) this.set(latest ?? 0);
-			},
-		});
+		rateLimitMetrics(sources, registers);
+		faxGauges(sources, registers);
 	}
 
 	answered(route: string, method: string, status: number, seconds: number): void {

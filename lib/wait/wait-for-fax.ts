@@ -118,6 +118,45 @@ function progressFields(outcome: Exclude<PollOutcome, { kind: "refused" }>, list
 	} as const;
 }
 
+/** The clocks, the sleep and the fetch a wait uses: the real ones unless a test gives its own. */
+function withDefaults(dependencies: WaitDependencies) {
+	return {
+		clock: dependencies.clock ?? Date.now,
+		monotonic: dependencies.monotonic ?? (() => performance.now()),
+		sleepFor: dependencies.sleep ?? sleep,
+		fetchList: dependencies.fetch ?? fetch,
+	};
+}
+
+/** The progress a wait reports before its first poll. */
+const NOTHING_YET = {
+	outcome: "started",
+	elapsedMs: 0,
+	lastStatus: null,
+	rateLimitRemaining: null,
+	listed: null,
+	error: null,
+	nextPollInMs: 0,
+} as const;
+
+/** A request may take its wait, and then what is left of the time limit, within bounds. */
+function requestTimeoutMs(wait: number, leftMs: number): number {
+	return wait * 1000 + Math.min(MAX_REQUEST_MS, Math.max(leftMs, LAST_REQUEST_GRACE_MS));
+}
+
+/** The result of a wait whose time limit has come, by its last poll's outcome. */
+function endAtLimit(
+	outcome: Exclude<PollOutcome, { kind: "refused" }>,
+	everListed: boolean,
+	polls: number,
+	elapsedMs: number,
+): WaitResult {
+	if (outcome.kind === "rate-limited" && !everListed) return { kind: "rate-limited", polls, elapsedMs };
+	if (outcome.kind !== "failed") return { kind: "timed-out", polls, elapsedMs };
+	const { status, message } = outcome;
+	return { kind: "unreachable", status, message, polls, elapsedMs };
+}
+
 /** Waits `ms` milliseconds; an abort ends the wait at once, rejecting with the signal's reason. */
 async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	try {
@@ -144,34 +183,16 @@ export async function waitForFax(
 	dependencies: WaitDependencies = {},
 ): Promise<WaitResult> {
 	const { signal, onProgress } = dependencies;
-	const clock = dependencies.clock ?? Date.now;
-	const monotonic = dependencies.monotonic ?? (() => performance.now());
-	const sleepFor = dependencies.sleep ?? sleep;
-	const fetchList = dependencies.fetch ?? fetch;
+	const { clock, monotonic, sleepFor, fetchList } = withDefaults(dependencies);
 	signal?.throwIfAborted();
 	const plan = planWait(options, clock());
 	const startedAt = monotonic();
 	const deadline = startedAt + plan.timeoutMs;
-	let polls = 0;
-	let failures = 0;
-	let lastPoll = false;
-	let etag: string | null = null;
-	let listed: number | null = null;
-	let everListed = false;
+	let [polls, failures, lastPoll, everListed] = [0, 0, false, false];
+	let [etag, listed]: [string | null, number | null] = [null, null];
 	const elapsed = () => monotonic() - startedAt;
-
-	onProgress?.({
-		outcome: "started",
-		waitingFor: plan.waitingFor,
-		elapsedMs: 0,
-		timeoutMs: plan.timeoutMs,
-		polls,
-		lastStatus: null,
-		rateLimitRemaining: null,
-		listed: null,
-		error: null,
-		nextPollInMs: 0,
-	});
+	const progress = { waitingFor: plan.waitingFor, timeoutMs: plan.timeoutMs };
+	onProgress?.({ ...progress, ...NOTHING_YET, polls });
 	for (;;) {
 		const sentAt = monotonic();
 		const wait = waitSeconds(deadline - sentAt);
@@ -180,7 +201,7 @@ export async function waitForFax(
 			url: wait > 0 ? `${plan.url}&wait=${wait}` : plan.url,
 			userAgent: plan.userAgent,
 			fetch: fetchList,
-			timeoutMs: wait * 1000 + Math.min(MAX_REQUEST_MS, Math.max(deadline - sentAt, LAST_REQUEST_GRACE_MS)),
+			timeoutMs: requestTimeoutMs(wait, deadline - sentAt),
 			signal,
 			etag,
 		});
@@ -200,22 +221,14 @@ export async function waitForFax(
 		if (outcome.kind === "listed" || outcome.kind === "unchanged") everListed = true;
 
 		const remaining = deadline - monotonic();
-		if (lastPoll || remaining <= 0) {
-			if (outcome.kind === "rate-limited" && !everListed) {
-				return { kind: "rate-limited", polls, elapsedMs: elapsed() };
-			}
-			if (outcome.kind !== "failed") return { kind: "timed-out", polls, elapsedMs: elapsed() };
-			const { status, message } = outcome;
-			return { kind: "unreachable", status, message, polls, elapsedMs: elapsed() };
-		}
+		if (lastPoll || remaining <= 0) return endAtLimit(outcome, everListed, polls, elapsed());
 		const delay = delayAfter(outcome, failures, plan.intervalMs, isFresh(outcome, sentEtag, heldMs, wait));
 		lastPoll = delay >= remaining;
 		const nextPollInMs = Math.min(delay, remaining);
 		onProgress?.({
 			...progressFields(outcome, listed),
-			waitingFor: plan.waitingFor,
+			...progress,
 			elapsedMs: elapsed(),
-			timeoutMs: plan.timeoutMs,
 			polls,
 			nextPollInMs,
 		});

@@ -1,6 +1,6 @@
 import { type Fax, isSlugShape, retentionCutoff } from "../../lib/fax/index.ts";
 import { definePlainRoute, type RouteAnswer } from "../../lib/http/index.ts";
-import { faxPage, type HtmlPage, MISSING_FAX_PAGE, removedFaxPage } from "../../lib/pages/index.ts";
+import { faxPage, type HtmlPage, missingFaxPage, removedFaxPage } from "../../lib/pages/index.ts";
 import type { FaxReport } from "../../lib/report/index.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
@@ -16,7 +16,7 @@ function pageAnswer(status: number, page: HtmlPage): RouteAnswer {
  * API answers, and the transmission report ingest kept with it (lib/report).
  * Not rate limited: people open it, not scripts.
  */
-export const route = definePlainRoute(({ params, now }, { faxes, store }) => {
+export const route = definePlainRoute(({ params, now }, { faxes, store, sendTo }) => {
 	const slug = params.slug ?? "";
 	const found = isSlugShape(slug)
 		? faxes.lookup(slug, retentionCutoff(now), now)
@@ -24,8 +24,8 @@ export const route = definePlainRoute(({ params, now }, { faxes, store }) => {
 	if (found.state === "found") {
 		const report = store.report(slug);
 		const fax = JSON.parse(found.answer.text) as Fax;
-		return pageAnswer(200, faxPage(fax, report === null ? null : (JSON.parse(report) as FaxReport)));
+		return pageAnswer(200, faxPage(fax, report === null ? null : (JSON.parse(report) as FaxReport), sendTo));
 	}
 	if (found.state === "removed") return pageAnswer(410, removedFaxPage(slug));
-	return pageAnswer(404, MISSING_FAX_PAGE);
+	return pageAnswer(404, missingFaxPage(sendTo));
 });

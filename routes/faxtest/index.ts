@@ -30,10 +30,15 @@ function filterOf(from: string | null): { filter: LiveFilter; sender: SenderFilt
  * limited: the page itself is one request, and its script's requests to the
  * API are counted there.
  */
-export const route = definePlainRoute(({ search, now }, { faxes, cdnOrigin }) => {
+export const route = definePlainRoute(({ search, now }, { faxes, cdnOrigin, sendTo }) => {
 	const { filter, sender } = filterOf(new URLSearchParams(search).get("from"));
 	const answer = faxes.list({ after: now - WINDOW_SECONDS, sender, limit: LIMIT }, now);
-	const page = livePage({ faxes: JSON.parse(answer.text) as Fax[], etag: answer.etag }, filter, cdnOrigin);
+	const page = livePage(
+		{ faxes: JSON.parse(answer.text) as Fax[], etag: answer.etag },
+		filter,
+		cdnOrigin,
+		sendTo,
+	);
 	return {
 		status: 200,
 		body: page.html,

@@ -76,7 +76,7 @@ async function untilWriting(): Promise<void> {
  * transactions left: a signal sent now is taken before the last one, however
  * fast the machine (a quiet one imports 150,000 records in 0.8 s).
  */
-async function pauseWhileWriting(running: { kill(signal: string): void }): Promise<void> {
+async function pauseWhileWriting(running: { kill(signal: NodeJS.Signals): void }): Promise<void> {
 	for (;;) {
 		running.kill("SIGSTOP");
 		const written = hiddenRows();

@@ -32,8 +32,8 @@ function isRunning(pid: number): boolean {
 test("SIGTERM to `npm start`, as a supervisor sends it, reaches the server: a held wait is answered and nothing is left running", async () => {
 	const npm = Bun.spawn(["npm", "start", "--silent"], {
 		cwd: ROOT,
+		// No HOST: `npm start` listens on every interface, the documented default.
 		env: childEnv({
-			HOST: "127.0.0.1",
 			PORT: "0",
 			ADMIN_PORT: "0",
 			SEED_DEMO: "0",
@@ -46,6 +46,7 @@ test("SIGTERM to `npm start`, as a supervisor sends it, reaches the server: a he
 	});
 	const log = await untilListening(npm.stderr, "npm start");
 	const url = /listening on (\S+)/.exec(log)?.[1] ?? "";
+	expect(url).toStartWith("http://0.0.0.0:");
 	// Whatever npm runs in between, the server is the one process below npm.
 	const below = childrenOf(npm.pid);
 	expect(below).toHaveLength(1);

@@ -47,6 +47,7 @@ test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
 		"fax_DemoStation1",
 		"fax_DemoEmail001",
 		"fax_DemoUnknown1",
+		"fax_DemoStation2",
 		"fax_DemoBroken01",
 		"fax_DemoBerlin01",
 	]);
@@ -71,7 +72,7 @@ test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
 
 	const second = await startServerProcess(env, { stdout: "pipe" });
 	const again = (await (await fetch(`${second.url}/api/faxes?limit=100`)).json()) as unknown[];
-	expect(again.length).toBe(6);
+	expect(again.length).toBe(7);
 	second.child.kill("SIGTERM");
 	const secondLog = await new Response(second.child.stdout).text();
 	expect(secondLog).not.toContain("demo faxes");
@@ -94,7 +95,7 @@ test("NODE_ENV=production starts empty unless SEED_DEMO=1 asks for the demo faxe
 		DATABASE_PATH: join(dir, "asked.sqlite"),
 		SEED_DEMO: "1",
 	});
-	expect(((await (await fetch(`${asked.url}/api/faxes?limit=100`)).json()) as unknown[]).length).toBe(6);
+	expect(((await (await fetch(`${asked.url}/api/faxes?limit=100`)).json()) as unknown[]).length).toBe(7);
 	asked.child.kill("SIGTERM");
 	expect(await asked.child.exited).toBe(0);
 });

@@ -116,6 +116,7 @@ test("SIGTERM: not ready at once, no new connections, the download under way com
 	expect(await (await fetch(`${server.adminUrl}/readyz`)).json()).toEqual({
 		status: "draining",
 		database: "not checked",
+		documents: "not checked",
 		rate_limit: "memory",
 		redis_mode: null,
 	});

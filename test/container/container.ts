@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { checkoutWithoutSharpBinary } from "../../testkit/broken-pipeline.ts";
 import { buildProjectImage, IMAGE } from "../../testkit/container-image.ts";
 import {
 	containerIp,
@@ -199,33 +200,66 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 	// host's root is: hylafax-server's postinst runs faxsetup, which bind-mounts
 	// /etc/hylafax into the spool, and without it asks for an area code forever.
 	const install = "/opt/testfax-api/deploy/receivers/install.sh";
+	// First from a checkout whose npm ci dropped sharp's native package, as
+	// Debian 12's Node 18 does: refused before anything is installed or started.
+	const broken = checkoutWithoutSharpBinary();
 	const script = [
+		// Debian 12's own Node (18.20): npm would install under it and drop sharp's native package.
+		"apt-get update -qq >/dev/null && apt-get install -y -qq nodejs >/dev/null 2>&1",
+		`node /opt/testfax-api/bin/check-node.mjs; echo "node $(node --version) $?"`,
+		`${install} --app /opt/testfax-broken </dev/null; echo "broken $?"`,
+		"test -e /etc/testfax-api || echo 'nothing installed'",
 		`${install} </dev/null >/tmp/first.log 2>&1; echo "first $?"`,
 		`${install} </dev/null; echo "second $?"`,
-		`${install} --status; echo "status $?"`,
+		`${install} --status | sed 's/ (pid [0-9]*)$//'; echo "status $?"`,
 		"grep -c '^install.sh: started' /tmp/first.log || tail -20 /tmp/first.log",
 	].join("; ");
 	const bookworm = "docker.io/library/debian:bookworm-slim";
-	const mount = `${ROOT}:/opt/testfax-api:ro`;
-	const result = await podman().run([
-		"run",
-		"--rm",
-		"--privileged",
-		"-v",
-		mount,
-		bookworm,
-		"sh",
-		"-c",
-		script,
-	]);
-	// syslogd, cron, postfix, two iaxmodems, faxq, hfaxd, two faxgettys and the API server.
-	expect(result.stdout.trim().split("\n")).toEqual([
-		"first 0",
-		"install.sh: nothing to change",
-		"second 0",
-		"status 0",
-		"10",
-	]);
+	try {
+		const result = await podman().run([
+			"run",
+			"--rm",
+			"--privileged",
+			"-v",
+			`${ROOT}:/opt/testfax-api:ro`,
+			// The copy's packages are links into this checkout, by its own path.
+			"-v",
+			`${ROOT}:${ROOT}:ro`,
+			"-v",
+			`${broken.dir}:/opt/testfax-broken:ro`,
+			bookworm,
+			"sh",
+			"-c",
+			script,
+		]);
+		// syslogd, cron, postfix, two iaxmodems, faxq, hfaxd, two faxgettys and the API server.
+		expect(result.stdout.trim().split("\n")).toEqual([
+			"node v18.20.4 1",
+			"broken 1",
+			"nothing installed",
+			"first 0",
+			"install.sh: nothing to change",
+			"second 0",
+			"install.sh: postfix running",
+			"install.sh: cron running",
+			"install.sh: faxq running",
+			"install.sh: iaxmodem ttyIAX0 running",
+			"install.sh: iaxmodem ttyIAX1 running",
+			"install.sh: faxgetty ttyIAX0 running",
+			"install.sh: faxgetty ttyIAX1 running",
+			"install.sh: the API server running",
+			"status 0",
+			"10",
+		]);
+		expect(result.stderr).toContain(
+			'testfax-api needs Node 20.19 or later, this is 18.20.4: see docs/operations.md, "Node on Debian 12"\n',
+		);
+		expect(result.stderr).toContain(
+			'install.sh: fax check: the document pipeline cannot load sharp: Could not load the "sharp" module using the linux-x64 runtime; nothing started',
+		);
+	} finally {
+		broken.remove();
+	}
 }, 900_000);
 
 composeTests(podman);

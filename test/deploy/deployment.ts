@@ -168,7 +168,9 @@ async function readyz(instance: Instance): Promise<number> {
 	}
 }
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+// A bound that holds on a loaded 2-core machine: a restarted instance's first
+// readiness also asks `fax check` in a process of its own.
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!(await check())) {
 		if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
@@ -259,7 +261,8 @@ test("held polls through nginx on both instances are answered by an ingest into 
 	expect(answers.map((answer) => [answer.status, JSON.parse(answer.body)[0]?.slug])).toEqual(
 		Array(8).fill([200, ingested.stdout.trim()]),
 	);
-	expect(latest).toBeLessThan(1000);
+	// Woken by the ingest, not answered at the 27–30 s time limit; the bound leaves a loaded machine its delays.
+	expect(latest).toBeLessThan(10_000);
 });
 
 test("an instance restarted while polls are held answers its own at once and loses none", async () => {
@@ -287,7 +290,8 @@ test("an instance restarted while polls are held answers its own at once and los
 	expect(early.map((answer) => [answer.status, answer.headers["x-upstream"]])).toEqual(
 		Array(5).fill([304, `127.0.0.1:${stopping.port}`]),
 	);
-	expect(stoppedMs).toBeLessThan(3000);
+	// Not waiting out the held polls' 27–30 s.
+	expect(stoppedMs).toBeLessThan(10_000);
 	// The rest are answered at their time limit by the instance that stayed, with nothing lost.
 	const rest = await Promise.all(held);
 	expect(rest.map((answer) => answer.status)).toEqual(Array(10).fill(304));

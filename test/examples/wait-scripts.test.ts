@@ -91,7 +91,8 @@ for (const script of SCRIPTS) {
 			// One 429 and no other: polling on at its 1 s or 0.2 s interval would have met more of them.
 			expect(lines.slice(1)).toEqual([
 				expect.stringMatching(
-					new RegExp(`^${script.name}: poll 1: HTTP 429, waiting [45] s as Retry-After says$`),
+					// What is left of the 5 s window when the script's first poll comes: less on a loaded machine.
+					new RegExp(`^${script.name}: poll 1: HTTP 429, waiting [1-5] s as Retry-After says$`),
 				),
 				`${script.name}: found fax_twoPages after 2 polls`,
 			]);
@@ -164,7 +165,8 @@ for (const script of SCRIPTS) {
 			expect(lines.slice(1)).toEqual([
 				expect.stringMatching(
 					new RegExp(
-						`^${script.name}: poll 1: HTTP 429, waiting 2 s to the time limit \\(Retry-After says (59|60) s\\)$`,
+						// What is left of the 2 s limit and the minute when the script's first poll comes.
+						`^${script.name}: poll 1: HTTP 429, waiting [0-2] s to the time limit \\(Retry-After says (5\\d|60) s\\)$`,
 					),
 				),
 				`${script.name}: gave up after 2 polls: the service answered only 429 (rate limit used up), never the list`,
@@ -197,7 +199,8 @@ for (const script of SCRIPTS) {
 			expect(code).toBe(3);
 			// Before, the shell client slept whole seconds rounded up: 3.9 s and more.
 			expect(elapsedMs).toBeGreaterThanOrEqual(3000);
-			expect(elapsedMs).toBeLessThan(3000 + startMs + 500);
+			// Sleeping the interval out would end at 15 s; the slack is for a loaded machine, not a speed target.
+			expect(elapsedMs).toBeLessThan(3000 + startMs + 5000);
 		});
 
 		test("bad arguments exit 2 before any request", async () => {
@@ -291,19 +294,21 @@ for (const script of SCRIPTS) {
 				},
 			});
 			try {
-				const args = ["--base-url", `http://127.0.0.1:${fake.port}`, "--interval", "1", "--timeout", "3.5"];
+				const args = ["--base-url", `http://127.0.0.1:${fake.port}`, "--interval", "3", "--timeout", "6.5"];
 				expect((await run(script, args).result()).code).toBe(1);
 			} finally {
 				fake.stop(true);
 			}
-			expect(seen.slice(0, 2).map(({ wait, ifNoneMatch }) => [wait, ifNoneMatch])).toEqual([
-				["3", null],
-				["3", etag],
-			]);
-			// The first list is news, so the second poll goes at once; every 304 came at once, so a second passes.
+			// The wait asked is the whole seconds left, so how many depends on how quickly the script started.
+			const [first, second] = seen.map(({ wait }) => Number(wait));
+			expect([first, second].every((wait) => wait !== undefined && wait >= 1 && wait <= 6)).toBe(true);
+			expect(second).toBeLessThanOrEqual(first ?? 0);
+			expect(seen.slice(0, 2).map(({ ifNoneMatch }) => ifNoneMatch)).toEqual([null, etag]);
+			// The first list is news, so the second poll goes at once, not after the 3 s interval
+			// (the bound leaves a loaded machine its delays); every 304 came at once, so the interval passes.
 			const gaps = seen.slice(1).map((request, i) => request.at - (seen[i]?.at ?? 0));
-			expect(gaps[0]).toBeLessThan(500);
-			expect(gaps[1]).toBeGreaterThanOrEqual(900);
+			expect(gaps[0]).toBeLessThan(2000);
+			expect(gaps[1]).toBeGreaterThanOrEqual(2900);
 			expect(seen.length).toBeLessThanOrEqual(6);
 			expect(seen.at(-1)?.wait).toBeNull();
 		});

@@ -21,7 +21,7 @@ test("the admin listener answers /healthz and /readyz, naming the rate-limit bac
 	const ready = await server.admin("/readyz");
 	expect([ready.status, await ready.json()]).toEqual([
 		200,
-		{ status: "ready", database: "ok", rate_limit: "memory", redis_mode: null },
+		{ status: "ready", database: "ok", documents: "ok", rate_limit: "memory", redis_mode: null },
 	]);
 	expect(new URL(server.adminUrl).port).not.toBe(new URL(server.url).port);
 });
@@ -47,7 +47,13 @@ test("/readyz is 503 while the database cannot answer, and the SQLite error is c
 	const ready = await server.admin("/readyz");
 	expect([ready.status, await ready.json()]).toEqual([
 		503,
-		{ status: "unready", database: "no such table: faxes", rate_limit: "memory", redis_mode: null },
+		{
+			status: "unready",
+			database: "no such table: faxes",
+			documents: "ok",
+			rate_limit: "memory",
+			redis_mode: null,
+		},
 	]);
 	const metrics = await metricsOf(server.admin);
 	expect(sample(metrics, 'testfax_sqlite_errors_total{code="SQLITE_ERROR"}')).toBe(1);

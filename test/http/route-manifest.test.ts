@@ -28,6 +28,7 @@ test("file paths map to URL paths, admin/ being the admin listener's root", () =
 		"/faxtest/:slug",
 		"/faxtest/live.js",
 		"/openapi.json",
+		"/robots.txt",
 	]);
 	expect(pathsOf("admin")).toEqual(["/healthz", "/metrics", "/readyz"]);
 	expect(routePathOf("api/faxes/[slug]/pages/index.ts")).toBe("/api/faxes/:slug/pages");

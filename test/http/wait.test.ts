@@ -30,6 +30,20 @@ async function get(
 	return { status: response.status, headers: response.headers, body, ms: performance.now() - began };
 }
 
+/**
+ * "At once" and "not waited for": well below the 27 s a wait=30 request is held
+ * at least. Such a bound tells an answer that was not held from one that was,
+ * however loaded the machine; how fast it is, bench:wait measures.
+ */
+const AT_ONCE_MS = 10_000;
+
+/**
+ * An answer at its time limit comes no earlier than the limit less a tenth;
+ * after it, only by the machine's own delay, which a loaded machine can make
+ * seconds long: what holds is "not a whole further limit later".
+ */
+const SLACK_MS = 5000;
+
 const slugsOf = (answer: Answer) => (JSON.parse(answer.body) as { slug: string }[]).map((fax) => fax.slug);
 
 /** `fax import` in another process, as the operator runs it while the server serves. */
@@ -42,11 +56,11 @@ async function importFaxes(server: TestServer, records: unknown[]): Promise<void
 
 /** Resolves once `server` holds `count` requests, as /metrics counts them. */
 async function heldCount(server: TestServer, count: number): Promise<void> {
-	const deadline = Date.now() + 5000;
+	const deadline = Date.now() + 20_000;
 	for (;;) {
 		const metrics = await (await server.admin("/metrics")).text();
 		if (metrics.includes(`\ntestfax_held_requests ${count}\n`)) return;
-		if (Date.now() > deadline) throw new Error(`not ${count} held within 5 s`);
+		if (Date.now() > deadline) throw new Error(`not ${count} held within 20 s`);
 		await Bun.sleep(10);
 	}
 }
@@ -75,19 +89,19 @@ describe("the wait parameter", () => {
 		}
 		const absent = await get(server, "/api/faxes?wait=");
 		expect([absent.status, absent.body]).toEqual([200, "[]"]);
-		expect(absent.ms).toBeLessThan(500);
+		expect(absent.ms).toBeLessThan(AT_ONCE_MS);
 	});
 
 	test("a list that is not empty is answered at once; an empty one after about wait seconds, as []", async () => {
 		const server = await start({ faxes: [faxRecord({ slug: "fax_there1", received_at: ago(60) })] });
 		const found = await get(server, `${LIST}&wait=30`);
 		expect([found.status, slugsOf(found)]).toEqual([200, ["fax_there1"]]);
-		expect(found.ms).toBeLessThan(500);
+		expect(found.ms).toBeLessThan(AT_ONCE_MS);
 		const empty = await get(server, `${LIST}&from=NOBODY&wait=1`);
 		expect([empty.status, empty.body, empty.headers.get("etag") !== null]).toEqual([200, "[]", true]);
 		// The limit is shortened by up to a tenth, never lengthened.
 		expect(empty.ms).toBeGreaterThanOrEqual(890);
-		expect(empty.ms).toBeLessThan(1500);
+		expect(empty.ms).toBeLessThan(1000 + SLACK_MS);
 	});
 
 	test("a matching If-None-Match is held, then a 304; a differing one is a 200 at once", async () => {
@@ -98,14 +112,14 @@ describe("the wait parameter", () => {
 		expect(held.ms).toBeGreaterThanOrEqual(890);
 		const other = await get(server, `${LIST}&wait=30`, { "if-none-match": 'W/"other"' });
 		expect([other.status, slugsOf(other)]).toEqual([200, ["fax_there1"]]);
-		expect(other.ms).toBeLessThan(500);
+		expect(other.ms).toBeLessThan(AT_ONCE_MS);
 	});
 
 	test("HEAD answers at once, with the status and headers GET would give without wait", async () => {
 		const server = await start();
 		const head = await get(server, `${LIST}&wait=30`, {}, { method: "HEAD" });
 		expect([head.status, head.body, head.headers.get("x-ratelimit-remaining")]).toEqual([200, "", "999999"]);
-		expect(head.ms).toBeLessThan(500);
+		expect(head.ms).toBeLessThan(AT_ONCE_MS);
 	});
 
 	test("a fax imported by another process wakes the held request at once", async () => {
@@ -114,11 +128,9 @@ describe("the wait parameter", () => {
 		await heldCount(server, 1);
 		const began = performance.now();
 		await importFaxes(server, [faxRecord({ slug: "fax_woken1", received_at: ago(30) })]);
-		const imported = performance.now();
 		const answer = await held;
 		expect([answer.status, slugsOf(answer)]).toEqual([200, ["fax_woken1"]]);
-		expect(performance.now() - imported).toBeLessThan(1000);
-		expect(performance.now() - began).toBeLessThan(10_000);
+		expect(performance.now() - began).toBeLessThan(AT_ONCE_MS);
 		await heldCount(server, 0);
 	});
 
@@ -136,7 +148,7 @@ describe("the wait parameter", () => {
 		expect(removed.code).toBe(0);
 		const answer = await held;
 		expect([answer.status, slugsOf(answer)]).toEqual([200, ["fax_older1"]]);
-		expect(answer.ms).toBeLessThan(10_000);
+		expect(answer.ms).toBeLessThan(AT_ONCE_MS);
 	});
 
 	test("a fax of another sender leaves a held request of one sender held", async () => {
@@ -170,7 +182,7 @@ describe("the wait parameter", () => {
 		const answers = await Promise.all(Array.from({ length: 12 }, () => get(server, `${LIST}&wait=2`)));
 		const times = answers.map((answer) => answer.ms);
 		expect(Math.min(...times)).toBeGreaterThanOrEqual(1790);
-		expect(Math.max(...times)).toBeLessThan(2500);
+		expect(Math.max(...times)).toBeLessThan(2000 + SLACK_MS);
 		expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(40);
 	});
 
@@ -196,7 +208,7 @@ describe("the bounds", () => {
 		await heldCount(server, 2);
 		const third = await get(server, `${LIST}&wait=30`, from("192.0.2.1"));
 		expect([third.status, third.body]).toEqual([200, "[]"]);
-		expect(third.ms).toBeLessThan(500);
+		expect(third.ms).toBeLessThan(AT_ONCE_MS);
 		const other = get(server, `${LIST}&wait=1`, from("192.0.2.2"));
 		await heldCount(server, 3);
 		await Promise.all([...first, other]);
@@ -209,7 +221,7 @@ describe("the bounds", () => {
 		const etag = (await get(server, LIST)).headers.get("etag") ?? "";
 		const other = await get(server, `${LIST}&wait=30`, { ...from("192.0.2.2"), "if-none-match": etag });
 		expect([other.status, other.body]).toEqual([304, ""]);
-		expect(other.ms).toBeLessThan(500);
+		expect(other.ms).toBeLessThan(AT_ONCE_MS);
 		await held;
 	});
 
@@ -241,7 +253,7 @@ describe("the drain", () => {
 			[200, "[]"],
 			[304, ""],
 		]);
-		expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(2000);
-		expect(stoppedMs).toBeLessThan(2000);
+		expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(AT_ONCE_MS);
+		expect(stoppedMs).toBeLessThan(AT_ONCE_MS);
 	});
 });

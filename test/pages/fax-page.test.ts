@@ -115,7 +115,8 @@ describe("the fax page in Chromium", () => {
 	test("reads in full without script, in UTC", async () => {
 		const page = await browser.newPage({ javaScriptEnabled: false, timezoneId: "America/New_York" });
 		await page.goto(`${server.baseUrl}/faxtest/fax_DemoStation1`);
-		expect(await detailsOf(page)).toEqual({
+		// The fax's own details; its transmission report's rows follow (test/pages/report-page.test.ts).
+		expect(await detailsOf(page)).toMatchObject({
 			Sender: "ACME 42",
 			Source: "Fax by phone",
 			Received: shownUtc(ago(1_020)),
@@ -138,8 +139,12 @@ describe("the fax page in Chromium", () => {
 			Pages: "Not known",
 			Size: "Not known",
 		});
-		expect(await page.locator("main p").innerText()).toBe(
+		expect(await page.locator("main > p").innerText()).toBe(
 			"This fax could not be processed: there is no PDF and no image of it.",
+		);
+		// The demo's scan without its attachment: the verdict says what happened and what to change.
+		expect(await page.locator("#verdict p").first().innerText()).toBe(
+			"The email arrived, but there is nothing to show: The email has no PDF or TIFF attachment.",
 		);
 		expect(await page.locator("img").count()).toBe(0);
 		await page.close();
@@ -251,6 +256,44 @@ describe("GET /faxtest/<slug> over HTTP", () => {
 		const head = await own.request("/faxtest/fax_odd1", { method: "HEAD" });
 		expect(head.status).toBe(200);
 		expect(await head.text()).toBe("");
+	});
+
+	test("where to send a test, from the settings, on /faxtest, a fax's page and the 404 page; the 404 and 410 pages lead back to the list", async () => {
+		const own = await startServer({
+			clock: fixedClock,
+			env: { TEST_FAX_NUMBERS: "+1 555 010 0100, +49 30 1234567", TEST_FAX_ADDRESSES: "fax@testfax.example" },
+			faxes: [faxRecord({ slug: "fax_where1" }), faxRecord({ slug: "fax_gone1", removed: true })],
+		});
+		const sendTo = `<section id="send-to" aria-labelledby="send-to-title">
+<h2 id="send-to-title">Where to send a test</h2>
+<dl>
+<dt>Fax by phone</dt><dd><a href="tel:+15550100100">+1 555 010 0100</a>, <a href="tel:+49301234567">+49 30 1234567</a></dd>
+<dt>Scan-to-email or Internet fax (T.37)</dt><dd><a href="mailto:fax@testfax.example">fax@testfax.example</a></dd>
+</dl>
+</section>`;
+		for (const path of ["/faxtest", "/faxtest/fax_where1", "/faxtest/fax_nothere"])
+			expect([path, (await (await own.request(path)).text()).includes(sendTo)]).toEqual([path, true]);
+		const back = '<a href="/faxtest">All tests of the last 24 hours</a>';
+		expect(await (await own.request("/faxtest/fax_nothere")).text()).toContain(back);
+		const removed = await own.request("/faxtest/fax_gone1");
+		expect(removed.status).toBe(410);
+		expect(await removed.text()).toContain(back);
+		// Without the settings, nothing of it.
+		const bare = await startServer({ clock: fixedClock });
+		expect(await (await bare.request("/faxtest")).text()).not.toContain('id="send-to"');
+	});
+
+	test("/robots.txt keeps crawlers to the live list and the docs; every page has a description", async () => {
+		const own = await startServer({ clock: fixedClock, faxes: [faxRecord({ slug: "fax_robots1" })] });
+		const robots = await own.request("/robots.txt");
+		expect([robots.status, robots.headers.get("content-type")]).toEqual([200, "text/plain; charset=utf-8"]);
+		expect(await robots.text()).toBe(
+			"User-agent: *\nAllow: /faxtest$\nAllow: /docs\nDisallow: /faxtest/\nDisallow: /api/\nDisallow: /cdn/\n",
+		);
+		for (const path of ["/faxtest", "/faxtest/fax_robots1", "/faxtest/fax_nothere"])
+			expect(await (await own.request(path)).text()).toContain(
+				'<meta name="description" content="A public fax test site: send a test fax by phone or email and see within seconds whether it arrived, how the call went and what to change.">',
+			);
 	});
 
 	test("a 404 page repeats nothing of the address asked for", async () => {

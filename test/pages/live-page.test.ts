@@ -59,6 +59,14 @@ async function untilThumbnailLoaded(page: Page, slug: string, deadline: number):
 	throw new Error(`the thumbnail of ${slug} did not load in time`);
 }
 
+/**
+ * A held request is answered by the server at 27–30 s unless the list changes.
+ * A bound well below that tells "answered because the list changed" from "answered
+ * at its time limit" however slow a loaded machine is; how fast it is lives in
+ * the benchmarks, not here.
+ */
+const WELL_BEFORE_THE_HOLD_MS = 15_000;
+
 /** Resolves when the page's script has a held request to the API out. */
 function heldRequest(page: Page): Promise<unknown> {
 	return page.waitForRequest(
@@ -67,17 +75,23 @@ function heldRequest(page: Page): Promise<unknown> {
 }
 
 describe("/faxtest in Chromium", () => {
-	test("a fax ingested while the page is open appears within 1 s, thumbnail loaded, on top", async () => {
+	test("a fax ingested while the page is open is brought by the request already held, thumbnail loaded, on top", async () => {
 		const older = await ingest(server, "+1 555 010 0001");
 		const page = await browser.newPage({ timezoneId: "Asia/Tokyo" });
 		const held = heldRequest(page);
 		await page.goto(`${server.baseUrl}/faxtest`);
 		await held;
 		expect(await shownSlugs(page)).toContain(older);
+		// The request held before the ingest is the one that brings the fax: no new request is needed.
+		const answered = page.waitForResponse((response) => response.url().includes("wait=30"));
 		const slug = await ingest(server, "+1 555 010 0002");
 		const listedAt = performance.now();
-		await untilThumbnailLoaded(page, slug, listedAt + 1000);
-		expect(performance.now() - listedAt).toBeLessThan(1000);
+		const heldAnswer = await answered;
+		expect([heldAnswer.status(), ((await heldAnswer.json()) as { slug: string }[])[0]?.slug]).toEqual([
+			200,
+			slug,
+		]);
+		await untilThumbnailLoaded(page, slug, listedAt + WELL_BEFORE_THE_HOLD_MS);
 		expect((await shownSlugs(page))[0]).toBe(slug);
 		const item = page.locator(`li[data-slug="${slug}"]`);
 		expect(await item.locator(".from").innerText()).toBe("+155*****002");
@@ -114,28 +128,45 @@ describe("/faxtest in Chromium", () => {
 		const mine = await ingest(server, "ACME 30");
 		const page = await browser.newPage();
 		const requests: string[] = [];
-		const apiStarts: number[] = [];
-		page.on("request", (request) => {
-			requests.push(request.url());
-			if (request.url().includes("/api/faxes?")) apiStarts.push(performance.now());
+		page.on("request", (request) => requests.push(request.url()));
+		// The gaps are read by the page's own clock as it calls fetch: the test
+		// process hears of a request later, and later still on a loaded machine.
+		await page.addInitScript(() => {
+			const starts: number[] = [];
+			Reflect.set(globalThis, "apiStarts", starts);
+			const original = globalThis.fetch;
+			Reflect.set(globalThis, "fetch", (input: string, init: RequestInit) => {
+				if (String(input).includes("/api/faxes?")) starts.push(performance.now());
+				return original(input, init);
+			});
 		});
 		await page.goto(`${server.baseUrl}/faxtest`);
 		await page.fill("#from", "  acme   30 ");
 		const held = heldRequest(page);
 		await page.click("button[type=submit]");
-		await untilOnTop(page, mine, 5000);
+		await untilOnTop(page, mine, WELL_BEFORE_THE_HOLD_MS);
 		expect(await shownSlugs(page)).toEqual([mine]);
 		expect(page.url()).toBe(`${server.baseUrl}/faxtest`);
 		await held;
 		await ingest(server, "ACME 31");
 		const next = await ingest(server, "Acme 30");
-		await untilOnTop(page, next, 1000);
+		await untilOnTop(page, next, WELL_BEFORE_THE_HOLD_MS);
 		expect(await shownSlugs(page)).toEqual([next, mine]);
 		const apiCalls = requests.filter((url) => url.includes("/api/faxes?"));
-		// Never two requests within 3 s, whatever comes: a new filter and a new fax included.
+		// What was typed stays; the page says whose tests it shows, with a way back to all.
+		expect(await page.inputValue("#from")).toBe("  acme   30 ");
+		expect(await page.locator("#filter-shown").innerText()).toBe(
+			"Showing only the tests of the sender you entered. Show all tests",
+		);
+		// A test that came while the page was open stands out.
+		expect(await page.locator(`li[data-slug="${next}"]`).getAttribute("class")).toBe("new");
+		// Never two requests within 3 s, whatever comes (a new fax included), but for the
+		// visitor's own filter: it cancels the held request and asks at once.
+		const apiStarts = (await page.evaluate(() => Reflect.get(globalThis, "apiStarts"))) as number[];
 		expect(apiStarts.length).toBeGreaterThanOrEqual(3);
-		const gaps = apiStarts.slice(1).map((start, i) => start - (apiStarts[i] ?? 0));
-		expect(Math.min(...gaps)).toBeGreaterThan(2900);
+		const gaps = apiStarts.slice(2).map((start, i) => start - (apiStarts[i + 1] ?? 0));
+		// The script spaces starts by Date.now(), whole milliseconds; the page's clock reads finer.
+		expect(Math.min(...gaps)).toBeGreaterThan(2998);
 		expect(apiCalls.every((url) => new URL(url).origin === server.baseUrl)).toBe(true);
 		expect(apiCalls.slice(1).every((url) => new URL(url).searchParams.get("from") === "acme   30")).toBe(
 			true,
@@ -170,7 +201,7 @@ describe("/faxtest in Chromium", () => {
 		expect(await shownSlugs(page)).not.toContain(slug);
 		expect(await page.locator("#status").innerText()).toBe("Paused while this tab is hidden.");
 		await setHidden(false);
-		await page.locator(`li[data-slug="${slug}"]`).waitFor({ timeout: 1000 });
+		await page.locator(`li[data-slug="${slug}"]`).waitFor({ timeout: WELL_BEFORE_THE_HOLD_MS });
 		expect(calls.length).toBe(1);
 		await page.context().close();
 	});

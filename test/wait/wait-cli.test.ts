@@ -142,7 +142,8 @@ describe("fax wait", () => {
 		expect((await runFax(args, {})).code).toBe(3);
 		const elapsedMs = performance.now() - started;
 		expect(elapsedMs).toBeGreaterThanOrEqual(3000);
-		expect(elapsedMs).toBeLessThan(3000 + startMs + 500);
+		// Sleeping the interval out would end at 15 s; the slack is for a loaded machine, not a speed target.
+		expect(elapsedMs).toBeLessThan(3000 + startMs + 5000);
 	});
 
 	test("no matching fax within the time limit exits 1", async () => {

@@ -362,7 +362,8 @@ describe("waitForFax", () => {
 		const waiting = waitForFax({ baseUrl: BASE, intervalSeconds: 60 }, { fetch, signal: controller.signal });
 		setTimeout(() => controller.abort(new Error("stop")), 50);
 		await expect(waiting).rejects.toThrow("stop");
-		expect(performance.now() - started).toBeLessThan(1000);
+		// Not the 60 s interval: the bound leaves a loaded machine its delays.
+		expect(performance.now() - started).toBeLessThan(10_000);
 	});
 
 	test("an abort during a request ends it at once", async () => {

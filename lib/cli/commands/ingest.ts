@@ -1,11 +1,33 @@
 import { loadConfig } from "../../config.ts";
-import { MAX_EMAIL_BYTES } from "../../document/index.ts";
+import { MAX_EMAIL_BYTES, PipelineUnavailableError } from "../../document/index.ts";
 import { createFaxPresenter, parseOffsetDateTime } from "../../fax/index.ts";
-import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
+import { type Command, type CommandIO, EXIT, parseCommandArgs, UsageError } from "../command.ts";
 import { storeReceived } from "../store-received.ts";
 
 /** Exit code of a fax that was recorded, but as not processable. */
 const EXIT_NOT_PROCESSABLE = 3;
+
+/**
+ * The file, or standard input for "-". One byte past the limit is enough to
+ * know the input is too large; an email may be larger than a document (its
+ * attachment in base64).
+ */
+function readInput(input: string, io: CommandIO): Promise<Uint8Array> {
+	if (input === "-") return io.readStdin(MAX_EMAIL_BYTES + 1);
+	return Bun.file(input)
+		.slice(0, MAX_EMAIL_BYTES + 1)
+		.bytes();
+}
+
+/** --received-at as Unix seconds; undefined when not given. */
+function receivedAtOption(value: string | undefined): number | undefined {
+	if (value === undefined) return undefined;
+	const parsed = parseOffsetDateTime(value);
+	if (parsed === null) {
+		throw new UsageError("--received-at must be ISO 8601 with an offset, like 2026-11-21T10:00:00Z");
+	}
+	return parsed;
+}
 
 export const ingestCommand: Command = {
 	name: "ingest",
@@ -39,8 +61,9 @@ an email without attachment) is still recorded, as a fax that could not be
 processed; the reason goes to standard error.
 
 Exit codes: 0 processed, 3 recorded as not processable, 1 failed (the input
-cannot be read, or the files cannot be written: nothing was recorded),
-2 bad arguments.`,
+cannot be read, the files cannot be written, or a part of the document
+pipeline does not load on this host, named on standard error: nothing was
+recorded), 2 bad arguments.`,
 	async run(argv, io) {
 		const { values, positionals } = parseCommandArgs(
 			argv,
@@ -56,27 +79,11 @@ cannot be read, or the files cannot be written: nothing was recorded),
 		const input = positionals[0] ?? "";
 		const source = values.source;
 		if (source !== "phone" && source !== "email") throw new UsageError("--source must be phone or email");
-		let receivedAt: number | undefined;
-		if (values["received-at"] !== undefined) {
-			const parsed = parseOffsetDateTime(values["received-at"]);
-			if (parsed === null) {
-				throw new UsageError("--received-at must be ISO 8601 with an offset, like 2026-11-21T10:00:00Z");
-			}
-			receivedAt = parsed;
-		}
+		const receivedAt = receivedAtOption(values["received-at"]);
 		const config = loadConfig(io.env);
 
-		let bytes: Uint8Array;
-		try {
-			// One byte past the limit is enough to know the input is too large;
-			// an email may be larger than a document (its attachment in base64).
-			bytes =
-				input === "-"
-					? await io.readStdin(MAX_EMAIL_BYTES + 1)
-					: await Bun.file(input)
-							.slice(0, MAX_EMAIL_BYTES + 1)
-							.bytes();
-		} catch {
+		const bytes = await readInput(input, io).catch(() => null);
+		if (bytes === null) {
 			io.err(`ingest: ${input}: cannot be read; nothing was recorded`);
 			return EXIT.failed;
 		}
@@ -92,6 +99,12 @@ cannot be read, or the files cannot be written: nothing was recorded),
 			},
 			io.clock(),
 		);
+		if (received instanceof PipelineUnavailableError) {
+			io.err(
+				`ingest: ${received.message}; nothing was recorded: fix the host (\`fax check\`), then ingest again`,
+			);
+			return EXIT.failed;
+		}
 		if (received instanceof Error) {
 			io.err(
 				`ingest: the fax cannot be stored (STORAGE_DIR, DATABASE_PATH): ${received.message}; nothing was recorded`,

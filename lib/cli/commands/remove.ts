@@ -1,8 +1,7 @@
 import { loadConfig } from "../../config.ts";
-import { isSlugShape } from "../../fax/index.ts";
 import { deleteFaxFiles } from "../../storage/index.ts";
 import { errorMessage } from "../../util/index.ts";
-import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
+import { type Command, EXIT, slugArgument } from "../command.ts";
 import { withStore } from "../open-store.ts";
 
 export const removeCommand: Command = {
@@ -15,10 +14,7 @@ is never reused, and its PDF and thumbnail are deleted.
 
 Exit codes: 0 removed, 1 no live fax has this slug, 2 bad arguments.`,
 	async run(argv, io) {
-		const { positionals } = parseCommandArgs(argv, {}, 1);
-		const slug = positionals[0] ?? "";
-		if (!isSlugShape(slug))
-			throw new UsageError(`not a fax slug: ${slug} (expected fax_ and letters or digits)`);
+		const slug = slugArgument(argv);
 		return withStore(loadConfig(io.env), async (store, storageDir) => {
 			if (!(await store.remove(slug, Math.floor(io.clock() / 1000)))) {
 				io.err(`remove: no fax ${slug} (unknown, or already removed)`);

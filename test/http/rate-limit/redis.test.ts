@@ -31,12 +31,17 @@ defineRateLimitSuite({ name: "Redis", env: () => redisEnv() });
 const UNAVAILABLE = /^rate limit: Redis unavailable; counting in process memory until it is back \(.+\)$/;
 const BACK = "rate limit: Redis is reachable again; counting in Redis";
 
-/** Sends one request and fails the test if answering took 250 ms or more. */
+/**
+ * Sends one request and fails the test if answering took 1 s or more: with
+ * Redis gone a request waits at most the 100 ms command timeout, never
+ * ioredis's 1 s connection attempt or its queue. The bound leaves a loaded
+ * machine its own delays.
+ */
 async function timedSend(server: TestServer, path = "/api/faxes"): Promise<Answer> {
 	const started = performance.now();
 	const response = await server.request(path);
 	await response.arrayBuffer();
-	expect(performance.now() - started).toBeLessThan(250);
+	expect(performance.now() - started).toBeLessThan(1000);
 	return answerOf(response);
 }
 

@@ -1,0 +1,52 @@
+// The demo's transmission reports are what ingest builds from the real calls
+// and emails kept as fixtures (testkit/demo-reports.ts writes them).
+import { expect, test } from "bun:test";
+import { verdictOf } from "../../lib/report/index.ts";
+import { DEMO_FILE, demoReports } from "../../testkit/demo-reports.ts";
+import { startTestServer } from "../../testkit/server.ts";
+
+test("the demo faxes' reports are ingest's reports of real calls and emails, each with its verdict", async () => {
+	const demo = (await Bun.file(DEMO_FILE).json()) as { slug: string; report?: unknown }[];
+	const reports = await demoReports();
+	const kept = Object.fromEntries(
+		demo.filter((fax) => fax.report !== undefined).map((fax) => [fax.slug, fax.report]),
+	);
+	expect(kept).toEqual(JSON.parse(JSON.stringify(reports)));
+	expect(
+		Object.fromEntries(Object.entries(reports).map(([slug, report]) => [slug, verdictOf(report).rule])),
+	).toEqual({
+		fax_DemoStation1: "all-good",
+		fax_DemoBerlin01: "ended-during-page",
+		fax_DemoStation2: "ended-before-first-page",
+		fax_DemoEmail001: "all-good",
+		fax_DemoBroken01: "email-no-attachment",
+	});
+});
+
+test("a first run's demo shows each of them on its fax's page: the verdict, and for the calls the timeline", async () => {
+	const server = await startTestServer({ env: { SEED_DEMO: "1" } });
+	try {
+		const rules: Record<string, string | undefined> = {};
+		for (const slug of [
+			"fax_DemoStation1",
+			"fax_DemoBerlin01",
+			"fax_DemoStation2",
+			"fax_DemoEmail001",
+			"fax_DemoBroken01",
+		]) {
+			const html = await (await server.request(`/faxtest/${slug}`)).text();
+			rules[slug] = /data-rule="([^"]+)"/.exec(html)?.[1];
+			if (slug.includes("Station") || slug.includes("Berlin"))
+				expect([slug, html.includes('<ol id="timeline">')]).toEqual([slug, true]);
+		}
+		expect(rules).toEqual({
+			fax_DemoStation1: "all-good",
+			fax_DemoBerlin01: "ended-during-page",
+			fax_DemoStation2: "ended-before-first-page",
+			fax_DemoEmail001: "all-good",
+			fax_DemoBroken01: "email-no-attachment",
+		});
+	} finally {
+		await server.stop();
+	}
+});
