@@ -78,7 +78,7 @@ test("a SQLite site moved to PostgreSQL serves every fax alike, and backs up int
 	const copy = await moved.fax(["copy-database", backupFile]);
 	expect({ code: copy.code, stderr: copy.stderr }).toEqual({ code: 0, stderr: "" });
 	expect(copy.stdout).toMatch(
-		/^fax_imports: 0 rows.*\nfaxes: 2 rows.*\nremoved_faxes: 1 rows.*\nreceipts: 3 rows.*\nfax_files: 2 rows.*\nfax_reports: 2 rows.*\ncopied and verified\n$/,
+		/^fax_imports: 0 rows.*\nfaxes: 2 rows.*\nremoved_faxes: 1 rows.*\nreceipts: 3 rows.*\nfax_files: 2 rows.*\nfax_reports: 2 rows.*\nfax_originals: 0 rows.*\ncopied and verified\n$/,
 	);
 	const again = await moved.fax(["copy-database", backupFile]);
 	expect([again.code, again.stderr]).toEqual([
