@@ -32,6 +32,8 @@ export interface Config {
 	/** How long the server keeps accepting after readiness turned 503, for balancers that route by readiness. */
 	shutdownDelaySeconds: number;
 	databasePath: string;
+	/** DATABASE_URL: a PostgreSQL server (postgres://...) that holds the faxes instead of DATABASE_PATH; null for SQLite. */
+	databaseUrl: string | null;
 	storageDir: string;
 	cdnBaseUrl: string;
 	siteBaseUrl: string;
@@ -134,6 +136,15 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
 	if (raw === "1" || raw === "true") return true;
 	if (raw === "0" || raw === "false") return false;
 	throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
+}
+
+function databaseUrl(env: Env): string | null {
+	const raw = value(env, "DATABASE_URL");
+	if (raw === undefined) return null;
+	if (!/^postgres(ql)?:\/\/./.test(raw)) {
+		throw new ConfigError("DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database)");
+	}
+	return raw;
 }
 
 function logLevel(env: Env): LogLevel {
@@ -276,6 +287,7 @@ export function loadConfig(env: Env): Config {
 		shutdownTimeoutSeconds: integer(env, "SHUTDOWN_TIMEOUT_SECONDS", 10, 1, 3600),
 		shutdownDelaySeconds: integer(env, "SHUTDOWN_DELAY_SECONDS", 0, 0, 3600),
 		databasePath: value(env, "DATABASE_PATH") ?? "data/faxes.sqlite",
+		databaseUrl: databaseUrl(env),
 		storageDir: value(env, "STORAGE_DIR") ?? "data/storage",
 		cdnBaseUrl: baseUrl(env, "CDN_BASE_URL", `${localBase}/cdn`),
 		siteBaseUrl: baseUrl(env, "SITE_BASE_URL", localBase),

@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import { ROUTE_FILES } from "../routes/manifest.ts";
 import type { Config } from "./config.ts";
-import { FaxStats, FaxStore, openDatabase } from "./db/index.ts";
+import { FaxStats, FaxStore, openEngine } from "./db/index.ts";
 import { createFaxJson, createFaxPresenter } from "./fax/index.ts";
 import { HeldLists } from "./hold/index.ts";
 import { createAdminApp, createApp, type RequestObserver, type RouteServices } from "./http/index.ts";
@@ -163,9 +163,9 @@ async function buildParts(config: Config, options: ServerOptions, clock: () => n
 
 /** Opens the database, seeds it if asked, and builds the services the routes answer with. */
 async function buildServices(config: Config, options: ServerOptions, clock: () => number): Promise<Services> {
-	const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
-	const store = new FaxStore(db, { commitSource: config.freshnessCheck });
-	const stats = new FaxStats(db);
+	const engine = await openEngine({ ...config, commitSource: config.freshnessCheck });
+	const store = new FaxStore(engine);
+	const stats = new FaxStats(engine.sql);
 	let built: Awaited<ReturnType<typeof buildParts>> | undefined;
 	try {
 		built = await buildParts(config, options, clock, store);
@@ -199,12 +199,12 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 			},
 			async close() {
 				await rateLimit.limiter.close();
-				db.close();
+				store.close();
 			},
 		};
 	} catch (error) {
 		await built?.rateLimit.limiter.close();
-		db.close();
+		store.close();
 		throw error;
 	}
 }

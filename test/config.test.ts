@@ -28,6 +28,7 @@ const DEFAULTS: Config = {
 	purgeIntervalSeconds: 3600,
 	busyTimeoutMs: 30_000,
 	freshnessCheck: "wal-index",
+	databaseUrl: null,
 	waitMaxHeld: 10_000,
 	waitMaxHeldPerClient: 10,
 	receiverRecvq: null,
@@ -101,6 +102,7 @@ describe("values", () => {
 				PORT: " 8443 ",
 				HOST: "::",
 				DATABASE_PATH: "/var/lib/testfax/faxes.sqlite",
+				DATABASE_URL: " postgres://testfax@db.example.com:5432/faxes ",
 				STORAGE_DIR: " /var/lib/testfax/storage ",
 				CDN_BASE_URL: "https://cdn.example.com/files",
 				SITE_BASE_URL: "https://www.example.com",
@@ -133,6 +135,7 @@ describe("values", () => {
 			shutdownTimeoutSeconds: 10,
 			shutdownDelaySeconds: 0,
 			databasePath: "/var/lib/testfax/faxes.sqlite",
+			databaseUrl: "postgres://testfax@db.example.com:5432/faxes",
 			storageDir: "/var/lib/testfax/storage",
 			cdnBaseUrl: "https://cdn.example.com/files",
 			siteBaseUrl: "https://www.example.com",
@@ -327,6 +330,11 @@ describe("a bad value is a ConfigError naming the variable", () => {
 		[{ TRUST_PROXY: "127.1" }, 'TRUST_PROXY: not an IP address: "127.1"'],
 		[{ TRUST_PROXY: "localhost" }, 'TRUST_PROXY: not an IP address: "localhost"'],
 		[{ FRESHNESS_CHECK: "shm" }, 'FRESHNESS_CHECK must be one of wal-index, data_version, got "shm"'],
+		// Not echoed: the URL may hold a password.
+		[
+			{ DATABASE_URL: "mysql://faxes:secret@db/faxes" },
+			"DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database)",
+		],
 	])("%j: %s", (env, message) => {
 		expect(configError(env).message).toBe(message);
 	});

@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../lib/config.ts";
-import { FaxStore, openDatabase } from "../lib/db/index.ts";
+import { FaxStore, openEngine } from "../lib/db/index.ts";
 import { importFaxes } from "../lib/import/index.ts";
 import type { Logger } from "../lib/log/index.ts";
 import { type RunningServer, startServer } from "../lib/server.ts";
 import { assertDescribed } from "./api-description.ts";
 import { silentLog } from "./log.ts";
+import { suiteDatabase } from "./postgres.ts";
 import { type CommandResult, runCommand } from "./processes.ts";
 
 export interface TestServer extends Omit<RunningServer, "stop"> {
@@ -34,6 +35,8 @@ export interface TestServerOptions {
 	faxes?: unknown[];
 	/** Milliseconds since the epoch; pins the request time. */
 	clock?: () => number;
+	/** Keeps the server on SQLite in a PostgreSQL run: the test breaks the SQLite file itself. */
+	sqlite?: true;
 	/** Silent unless given (testkit/log.ts captureLog() keeps the lines). */
 	logger?: Logger;
 }
@@ -59,12 +62,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 		PURGE_INTERVAL: "0",
 		...options.env,
 	};
+	// A test that names a database keeps it; otherwise a PostgreSQL run gives each server a fresh one.
+	const databaseUrl = env.DATABASE_URL === undefined && !options.sqlite ? await suiteDatabase() : null;
+	if (databaseUrl !== null) env.DATABASE_URL = databaseUrl;
 	const config = loadConfig(env);
 	const clock = options.clock ?? Date.now;
 	if (options.faxes) {
-		const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
-		const result = await importFaxes(new FaxStore(db), options.faxes, Math.floor(clock() / 1000));
-		db.close();
+		const store = new FaxStore(await openEngine(config));
+		const result = await importFaxes(store, options.faxes, Math.floor(clock() / 1000));
+		store.close();
 		if (!result.ok) throw new Error(`test fixtures are invalid: ${result.errors.join("; ")}`);
 	}
 	// A pinned clock pins the rate-limit windows too: they stay open however long the test takes.
@@ -82,6 +88,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 		storageDir: config.storageDir,
 		env: {
 			DATABASE_PATH: config.databasePath,
+			...(config.databaseUrl === null ? {} : { DATABASE_URL: config.databaseUrl }),
 			STORAGE_DIR: config.storageDir,
 			CDN_BASE_URL: config.cdnBaseUrl,
 			SITE_BASE_URL: config.siteBaseUrl,
@@ -103,6 +110,20 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 			rmSync(dir, { recursive: true, force: true });
 		},
 	};
+}
+
+/** The store of a test server's database, SQLite or PostgreSQL: a second connection, as another process has. */
+export async function openServerStore(server: TestServer): Promise<FaxStore> {
+	const databaseUrl = server.env.DATABASE_URL ?? null;
+	return new FaxStore(
+		await openEngine({ databasePath: server.databasePath, databaseUrl, busyTimeoutMs: 5000 }),
+	);
+}
+
+/** The environment that makes another server use `server`'s database. */
+export function sameDatabase(server: TestServer): Record<string, string> {
+	const { DATABASE_PATH, DATABASE_URL } = server.env;
+	return { DATABASE_PATH: DATABASE_PATH ?? "", ...(DATABASE_URL === undefined ? {} : { DATABASE_URL }) };
 }
 
 /**

@@ -14,6 +14,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
 	purge: async () => (await import("./commands/purge.ts")).purgeCommand,
 	backup: async () => (await import("./commands/backup.ts")).backupCommand,
 	"restore-files": async () => (await import("./commands/restore-files.ts")).restoreFilesCommand,
+	"copy-database": async () => (await import("./commands/copy-database.ts")).copyDatabaseCommand,
 	wait: async () => (await import("./commands/wait.ts")).waitCommand,
 	check: async () => (await import("./commands/check.ts")).checkCommand,
 	reprocess: async () => (await import("./commands/reprocess.ts")).reprocessCommand,

@@ -1,15 +1,15 @@
 import type { Config } from "../config.ts";
-import { FaxStore, openDatabase } from "../db/index.ts";
+import { FaxStore, openEngine } from "../db/index.ts";
 
 /** Runs `work` with the configured store and storage directory, closing the database after. */
 export async function withStore<T>(
 	config: Config,
 	work: (store: FaxStore, storageDir: string) => Promise<T> | T,
 ): Promise<T> {
-	const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
+	const store = new FaxStore(await openEngine(config));
 	try {
-		return await work(new FaxStore(db), config.storageDir);
+		return await work(store, config.storageDir);
 	} finally {
-		db.close();
+		store.close();
 	}
 }

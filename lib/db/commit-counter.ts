@@ -7,12 +7,14 @@ import { fstatSync, openSync, readSync, statSync } from "node:fs";
  */
 export interface CommitCounter {
 	/** Which way the counter reads commits: the WAL index header in the -shm file, or SQLite's data_version. */
-	readonly source: CommitSource;
+	readonly source: FreshnessSource;
 	count(): number;
 }
 
 export type CommitSource = "wal-index" | "data_version";
 export const COMMIT_SOURCES: readonly CommitSource[] = ["wal-index", "data_version"];
+/** Every way a store learns of commits: SQLite's, and PostgreSQL's fax_commits row. */
+export type FreshnessSource = CommitSource | "commit-row";
 
 // The WAL index header (https://www.sqlite.org/walformat.html, "The WAL-Index
 // Header"): its first copy is 48 bytes of native-order 32-bit words, starting

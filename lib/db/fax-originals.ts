@@ -1,4 +1,4 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { SqlDatabase, SqlStatement as Statement } from "./sql.ts";
 
 /** A not-processable fax's file as received, with what telling its kind apart needs. */
 export interface OriginalFile {
@@ -15,9 +15,10 @@ export class FaxOriginals {
 	readonly #bySlug: Statement<{ filename: string | null; relayed: number; original: Uint8Array }>;
 	readonly #moveReceipts: Statement;
 
-	constructor(db: Database) {
+	constructor(db: SqlDatabase) {
 		this.#add = db.prepare(
-			"INSERT OR REPLACE INTO fax_originals (slug, filename, relayed, original) VALUES ($slug, $filename, $relayed, $original)",
+			`INSERT INTO fax_originals (slug, filename, relayed, original) VALUES ($slug, $filename, $relayed, $original)
+			 ON CONFLICT (slug) DO UPDATE SET filename = excluded.filename, relayed = excluded.relayed, original = excluded.original`,
 		);
 		this.#bySlug = db.prepare("SELECT filename, relayed, original FROM fax_originals WHERE slug = $slug");
 		this.#moveReceipts = db.prepare("UPDATE receipts SET slug = $to WHERE slug = $from");

@@ -1,5 +1,5 @@
-import type { Database, Statement } from "bun:sqlite";
 import { visibleRows } from "./fax-store.ts";
+import type { SqlDatabase, SqlStatement as Statement } from "./sql.ts";
 
 const VISIBLE = visibleRows("faxes");
 
@@ -18,7 +18,7 @@ export class FaxStats {
 	readonly #received: Statement<{ total: number; processed: number }>;
 	readonly #latest: Statement<{ latest: number | null }>;
 
-	constructor(db: Database) {
+	constructor(db: SqlDatabase) {
 		this.#ping = db.prepare("SELECT 1 FROM faxes LIMIT 1");
 		this.#received = db.prepare(
 			`SELECT count(*) AS total, count(page_count) AS processed FROM faxes WHERE received_at > $after AND ${VISIBLE}`,

@@ -1,8 +1,11 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { type FaxRow, storedSenderKey } from "../fax/index.ts";
-import { type CommitCounter, type CommitSource, commitCounter } from "./commit-counter.ts";
+import type { CommitSource, FreshnessSource } from "./commit-counter.ts";
 import { FaxOriginals, type OriginalFile } from "./fax-originals.ts";
+import type { SqlDatabase, SqlStatement as Statement } from "./sql.ts";
+import { sqliteEngine } from "./sqlite-engine.ts";
 import { cleanAbandonedImports, ImportStatements, StagedImport } from "./staged-import.ts";
+import { isStoreEngine, type StoreEngine } from "./store-engine.ts";
 import { WriteLock } from "./write-lock.ts";
 
 export type SenderFilter = { kind: "any" } | { kind: "unknown" } | { kind: "key"; key: string };
@@ -84,6 +87,8 @@ export interface FaxWriter {
 	original(slug: string, file: OriginalFile): void;
 }
 
+// Faxes whose files are read at once by archivedFiles.
+const FILES_PAGE = 20;
 // Faxes purged per step; a purge commits every BATCH_MS.
 const PURGE_STEP = 100;
 
@@ -95,7 +100,7 @@ function keep(writer: FaxWriter, fax: FaxRow, kept: KeptWithFax): void {
 }
 
 export class FaxStore {
-	readonly #db: Database;
+	readonly #engine: StoreEngine;
 	readonly #list: { [K in keyof typeof LIST_SQL]: Statement<FaxRow> };
 	readonly #bySlug: Statement<FaxRow & { id: number }>;
 	readonly #isRemoved: Statement<{ removed_at: number }>;
@@ -105,7 +110,6 @@ export class FaxStore {
 	readonly #delete: Statement;
 	readonly #tombstone: Statement;
 	readonly #expired: Statement<{ slug: string }>;
-	readonly #commits: CommitCounter;
 	readonly #newest: Statement<StoredFax>;
 	readonly #insertedAfter: Statement<StoredFax>;
 	readonly #lastId: Statement<{ id: number }>;
@@ -121,11 +125,19 @@ export class FaxStore {
 	readonly #lock: WriteLock;
 	readonly #writer: FaxWriter;
 	readonly #imports: ImportStatements;
+	readonly #unarchived: Statement<{ slug: string }>;
+	readonly #filesAfter: Statement<{ slug: string } & FaxFileBytes>;
+	readonly #anyRow: Statement;
 	readonly #originals: FaxOriginals;
 
-	/** `commitSource` "data_version" turns the WAL-index read off (FRESHNESS_CHECK). */
-	constructor(db: Database, options: { commitSource?: CommitSource } = {}) {
-		this.#db = db;
+	/**
+	 * On a bun:sqlite database, or an engine (engine.ts); `commitSource`
+	 * "data_version" turns SQLite's WAL-index read off (FRESHNESS_CHECK).
+	 */
+	constructor(database: Database | StoreEngine, options: { commitSource?: CommitSource } = {}) {
+		const engine = isStoreEngine(database) ? database : sqliteEngine(database, options);
+		const db = engine.sql;
+		this.#engine = engine;
 		this.#list = {
 			any: db.prepare(LIST_SQL.any),
 			unknown: db.prepare(LIST_SQL.unknown),
@@ -146,12 +158,11 @@ export class FaxStore {
 		);
 		this.#delete = db.prepare(`DELETE FROM faxes WHERE slug = $slug AND ${VISIBLE}`);
 		this.#tombstone = db.prepare(
-			"INSERT OR IGNORE INTO removed_faxes (slug, removed_at) VALUES ($slug, $removed_at)",
+			"INSERT INTO removed_faxes (slug, removed_at) VALUES ($slug, $removed_at) ON CONFLICT DO NOTHING",
 		);
 		this.#expired = db.prepare(
 			`SELECT slug FROM faxes WHERE received_at < $cutoff AND ${VISIBLE} LIMIT $limit`,
 		);
-		this.#commits = commitCounter(db, options.commitSource);
 		const stored = `id, ${COLUMNS}, sender_key`;
 		this.#newest = db.prepare(
 			`SELECT ${stored} FROM faxes WHERE received_at > $after AND ${VISIBLE} ORDER BY received_at DESC, id DESC LIMIT $limit`,
@@ -173,15 +184,24 @@ export class FaxStore {
 		this.#addReceipt = db.prepare("INSERT INTO receipts (key, slug) VALUES ($key, $slug)");
 		this.#reportBySlug = db.prepare("SELECT report FROM fax_reports WHERE slug = $slug");
 		this.#addFiles = db.prepare(
-			"INSERT OR REPLACE INTO fax_files (slug, pdf, thumbnail) VALUES ($slug, $pdf, $thumbnail)",
+			`INSERT INTO fax_files (slug, pdf, thumbnail) VALUES ($slug, $pdf, $thumbnail)
+			 ON CONFLICT (slug) DO UPDATE SET pdf = excluded.pdf, thumbnail = excluded.thumbnail`,
 		);
-		this.#lock = new WriteLock(db);
+		this.#lock = new WriteLock(engine.transactions);
 		this.#imports = new ImportStatements(db);
+		this.#unarchived = db.prepare(
+			`SELECT slug FROM faxes WHERE slug > $after AND file_size IS NOT NULL
+			 AND NOT EXISTS (SELECT 1 FROM fax_files WHERE fax_files.slug = faxes.slug) ORDER BY slug LIMIT $limit`,
+		);
+		this.#filesAfter = db.prepare(
+			`SELECT slug, pdf, thumbnail FROM fax_files WHERE slug > $after ORDER BY slug LIMIT ${FILES_PAGE}`,
+		);
+		this.#anyRow = db.prepare("SELECT 1 FROM faxes UNION ALL SELECT 1 FROM removed_faxes LIMIT 1");
 		this.#originals = new FaxOriginals(db);
 		this.#writer = this.#makeWriter(db);
 	}
 
-	#makeWriter(db: Database): FaxWriter {
+	#makeWriter(db: SqlDatabase): FaxWriter {
 		const [insert, tombstone, addFiles, originals] = [
 			this.#insert,
 			this.#tombstone,
@@ -207,17 +227,22 @@ export class FaxStore {
 	 * connection's own).
 	 */
 	changeCount(): number {
-		return this.#commits.count() + this.#lock.commits;
+		return this.#engine.commits.count() + this.#lock.commits;
 	}
 
 	/** How changeCount learns of commits (CommitCounter.source). */
-	get commitSource(): CommitCounter["source"] {
-		return this.#commits.source;
+	get commitSource(): FreshnessSource {
+		return this.#engine.commits.source;
+	}
+
+	/** Which engine holds the faxes. */
+	get engine(): StoreEngine["sql"]["engine"] {
+		return this.#engine.sql.engine;
 	}
 
 	/** Runs `work` in one read transaction: every read in it sees the same committed state. */
 	snapshot<T>(work: () => T): T {
-		return this.#db.transaction(work).deferred();
+		return this.#engine.snapshot(work);
 	}
 
 	/** The newest live faxes received after `after` (Unix seconds), newest first. */
@@ -407,13 +432,7 @@ export class FaxStore {
 	 * or stored before schema 5), in slug order after `after`.
 	 */
 	unarchivedSlugs(after: string, limit: number): string[] {
-		return this.#db
-			.query<{ slug: string }, { after: string; limit: number }>(
-				`SELECT slug FROM faxes WHERE slug > $after AND file_size IS NOT NULL
-				 AND NOT EXISTS (SELECT 1 FROM fax_files WHERE fax_files.slug = faxes.slug) ORDER BY slug LIMIT $limit`,
-			)
-			.all({ after, limit })
-			.map((row) => row.slug);
+		return this.#unarchived.all({ after, limit }).map((row) => row.slug);
 	}
 
 	/** Keeps a live fax's files' bytes beside its row; false when the row is gone meanwhile. */
@@ -427,23 +446,24 @@ export class FaxStore {
 
 	/** Every fax's files' bytes, one fax at a time (a restore writes them back to disk). */
 	*archivedFiles(): Generator<{ slug: string } & FaxFileBytes> {
-		yield* this.#db
-			.query<{ slug: string } & FaxFileBytes, []>("SELECT slug, pdf, thumbnail FROM fax_files")
-			.iterate();
+		let page = this.#filesAfter.all({ after: "" });
+		while (page.length > 0) {
+			yield* page;
+			page = page.length < FILES_PAGE ? [] : this.#filesAfter.all({ after: page[page.length - 1]?.slug });
+		}
 	}
 
-	/**
-	 * Writes a consistent copy of the whole database to `path` (VACUUM INTO:
-	 * one read transaction, so writers carry on meanwhile), without a WAL.
-	 */
+	/** Writes a consistent copy of the whole database to `path`, as a SQLite file (StoreEngine.copyTo). */
 	copyTo(path: string): void {
-		this.#db.query("VACUUM INTO $path").run({ path });
+		this.#engine.copyTo(path);
 	}
 
 	isEmpty(): boolean {
-		return (
-			this.#db.query("SELECT 1 FROM faxes LIMIT 1").get() === null &&
-			this.#db.query("SELECT 1 FROM removed_faxes LIMIT 1").get() === null
-		);
+		return this.#anyRow.get() === null;
+	}
+
+	/** Closes the database connection. */
+	close(): void {
+		this.#engine.close();
 	}
 }

@@ -99,8 +99,36 @@ CREATE TABLE IF NOT EXISTS fax_originals (slug TEXT PRIMARY KEY, filename TEXT, 
 CREATE TRIGGER IF NOT EXISTS fax_originals_follow_row AFTER DELETE ON faxes
 BEGIN DELETE FROM fax_originals WHERE slug = old.slug; END;
 `;
+/**
+ * What each schema version adds, in SQLite's dialect: both engines apply
+ * these (postgres/schema.ts translates them), so a new version is one entry
+ * here. Version 2 is a new database's whole first schema.
+ */
+export const SCHEMA_STEPS: Readonly<Record<number, string>> = {
+	2: `${FAXES};${FAXES_INDEXES}${REMOVED_FAXES};`,
+	3: STAGED_IMPORTS,
+	4: RECEIPTS,
+	5: FAX_FILES,
+	6: FAX_REPORTS,
+	7: FAX_ORIGINALS,
+};
+
 /** The version this code writes into `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = Math.max(...Object.keys(SCHEMA_STEPS).map(Number));
+
+/**
+ * Every table a copy of the database holds (copy-database.ts), with the
+ * column its rows are read in order of; parents before the rows that name them.
+ */
+export const COPIED_TABLES: readonly { table: string; key: string }[] = [
+	{ table: "fax_imports", key: "id" },
+	{ table: "faxes", key: "id" },
+	{ table: "removed_faxes", key: "seq" },
+	{ table: "receipts", key: "key" },
+	{ table: "fax_files", key: "slug" },
+	{ table: "fax_reports", key: "slug" },
+	{ table: "fax_originals", key: "slug" },
+];
 
 // A write transaction holds the lock other writers (a receiving `fax ingest`)
 // wait for; batches keep each one short on a large database.
@@ -171,7 +199,7 @@ export function migrate(db: Database): void {
 			fromVersion0(db);
 			db.exec("PRAGMA user_version = 1");
 		} else {
-			db.exec(`${FAXES};${FAXES_INDEXES}${REMOVED_FAXES};`);
+			db.exec(SCHEMA_STEPS[2] ?? "");
 			db.exec("PRAGMA user_version = 2");
 		}
 	}).immediate();
@@ -179,29 +207,11 @@ export function migrate(db: Database): void {
 		recomputeSenderKeys(db);
 		db.exec("PRAGMA user_version = 2");
 	}
-	db.transaction(() => {
-		if (versionOf(db) !== 2) return;
-		db.exec(STAGED_IMPORTS);
-		db.exec("PRAGMA user_version = 3");
-	}).immediate();
-	db.transaction(() => {
-		if (versionOf(db) !== 3) return;
-		db.exec(RECEIPTS);
-		db.exec("PRAGMA user_version = 4");
-	}).immediate();
-	db.transaction(() => {
-		if (versionOf(db) !== 4) return;
-		db.exec(FAX_FILES);
-		db.exec("PRAGMA user_version = 5");
-	}).immediate();
-	db.transaction(() => {
-		if (versionOf(db) !== 5) return;
-		db.exec(FAX_REPORTS);
-		db.exec("PRAGMA user_version = 6");
-	}).immediate();
-	db.transaction(() => {
-		if (versionOf(db) !== 6) return;
-		db.exec(FAX_ORIGINALS);
-		db.exec("PRAGMA user_version = 7");
-	}).immediate();
+	for (let version = 3; version <= SCHEMA_VERSION; version++) {
+		db.transaction(() => {
+			if (versionOf(db) !== version - 1) return;
+			db.exec(SCHEMA_STEPS[version] ?? "");
+			db.exec(`PRAGMA user_version = ${version}`);
+		}).immediate();
+	}
 }

@@ -1,7 +1,7 @@
-import type { Database, Statement } from "bun:sqlite";
 import { hostname } from "node:os";
 import { type FaxRow, storedSenderKey } from "../fax/index.ts";
 import { MAX_BUSY_TIMEOUT_MS } from "./open-database.ts";
+import type { SqlDatabase, SqlStatement as Statement } from "./sql.ts";
 import type { WriteLock } from "./write-lock.ts";
 
 /*
@@ -85,7 +85,7 @@ export class ImportStatements {
 	readonly deleteTombstones: Statement;
 	readonly deleteImport: Statement;
 
-	constructor(db: Database) {
+	constructor(db: SqlDatabase) {
 		this.register = db.prepare(
 			"INSERT INTO fax_imports (state, owner, heartbeat_at) VALUES ('loading', ?, ?) RETURNING id",
 		);
@@ -93,7 +93,7 @@ export class ImportStatements {
 		this.setFirstFaxId = db.prepare("UPDATE fax_imports SET first_fax_id = ? WHERE id = ?");
 		this.insertFax = db.prepare(
 			`INSERT INTO faxes (slug, source, sender, sender_key, received_at, page_count, file_size, import_id)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		);
 		this.insertTombstone = db.prepare(
 			"INSERT INTO removed_faxes (slug, removed_at, import_id) VALUES (?, ?, ?)",
@@ -211,7 +211,7 @@ export class StagedImport {
 						statements.insertTombstone.run(removedSlugs[next - faxes.length] ?? "", removedAt, this.#id);
 						continue;
 					}
-					const { lastInsertRowid } = statements.insertFax.run(
+					const inserted = statements.insertFax.get(
 						fax.slug,
 						fax.source,
 						fax.sender,
@@ -222,7 +222,7 @@ export class StagedImport {
 						this.#id,
 					);
 					if (this.#firstFaxId === null) {
-						this.#firstFaxId = Number(lastInsertRowid);
+						this.#firstFaxId = Number((inserted as { id: number }).id);
 						statements.setFirstFaxId.run(this.#firstFaxId, this.#id);
 					}
 				}

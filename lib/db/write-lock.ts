@@ -33,39 +33,41 @@ function isBusy(error: unknown): boolean {
 	return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
+/** How an engine begins, ends and undoes a write transaction for the WriteLock. */
+export interface WriteTransactions {
+	/** How long a writer waits for another, in milliseconds. */
+	readonly timeoutMs: number;
+	/** Begins a write transaction holding the write lock; false when another writer holds it. */
+	tryBegin(): boolean;
+	commit(): void;
+	/** Undoes the transaction if one is open. */
+	rollback(): void;
+}
+
 /**
- * Write transactions that wait for a busy database without blocking the
- * event loop: the lock is taken up front (BEGIN IMMEDIATE, so a transaction
- * that reads before it writes never fails on a stale snapshot), tried without
- * SQLite's own sleeping wait, and retried every few milliseconds until the
- * connection's busy timeout has passed. SQLite's own wait sleeps up to 100 ms
- * between tries and would miss the short gaps a long write leaves; it still
- * covers reads, which in WAL mode wait only in rare moments (recovery, the
- * last connection's checkpoint).
+ * SQLite's write transactions: the lock is taken up front (BEGIN IMMEDIATE,
+ * so a transaction that reads before it writes never fails on a stale
+ * snapshot), tried without SQLite's own sleeping wait. SQLite's own wait
+ * sleeps up to 100 ms between tries and would miss the short gaps a long
+ * write leaves; it still covers reads, which in WAL mode wait only in rare
+ * moments (recovery, the last connection's checkpoint).
  */
-export class WriteLock {
+export class SqliteTransactions implements WriteTransactions {
 	readonly #db: Database;
-	readonly #timeoutMs: number;
+	readonly timeoutMs: number;
 	readonly #begin: Statement;
 	readonly #commit: Statement;
 	readonly #rollback: Statement;
-	/** Transactions committed through this lock: a connection's data_version does not count its own. */
-	commits = 0;
-	/**
-	 * The longest any of them took, from BEGIN to the end of COMMIT: at least
-	 * the time it held the lock, as a COMMIT may go on to checkpoint the WAL.
-	 */
-	longestTransactionMs = 0;
 
 	constructor(db: Database) {
 		this.#db = db;
-		this.#timeoutMs = (db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout;
+		this.timeoutMs = (db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout;
 		this.#begin = db.prepare("BEGIN IMMEDIATE");
 		this.#commit = db.prepare("COMMIT");
 		this.#rollback = db.prepare("ROLLBACK");
 	}
 
-	#tryBegin(): boolean {
+	tryBegin(): boolean {
 		// A prepared PRAGMA statement keeps the value of its first run: exec it.
 		this.#db.exec("PRAGMA busy_timeout = 0");
 		try {
@@ -75,26 +77,55 @@ export class WriteLock {
 			if (isBusy(error)) return false;
 			throw error;
 		} finally {
-			this.#db.exec(`PRAGMA busy_timeout = ${this.#timeoutMs}`);
+			this.#db.exec(`PRAGMA busy_timeout = ${this.timeoutMs}`);
 		}
+	}
+
+	commit(): void {
+		this.#commit.run();
+	}
+
+	rollback(): void {
+		if (this.#db.inTransaction) this.#rollback.run();
+	}
+}
+
+/**
+ * Write transactions that wait for a busy database without blocking the
+ * event loop: the engine's lock is tried, and tried again every few
+ * milliseconds until its busy timeout has passed.
+ */
+export class WriteLock {
+	readonly #transactions: WriteTransactions;
+	/** Transactions committed through this lock: a connection's data_version does not count its own. */
+	commits = 0;
+	/**
+	 * The longest any of them took, from BEGIN to the end of COMMIT: at least
+	 * the time it held the lock, as a COMMIT may go on to checkpoint the WAL.
+	 */
+	longestTransactionMs = 0;
+
+	constructor(transactions: WriteTransactions) {
+		this.#transactions = transactions;
 	}
 
 	/** Runs `work` in one write transaction, all of it or none, once the lock is free. */
 	async run<T>(work: () => T): Promise<T> {
-		const deadline = performance.now() + this.#timeoutMs;
-		while (!this.#tryBegin()) {
-			if (performance.now() >= deadline) throw new DatabaseBusyError(this.#timeoutMs);
+		const transactions = this.#transactions;
+		const deadline = performance.now() + transactions.timeoutMs;
+		while (!transactions.tryBegin()) {
+			if (performance.now() >= deadline) throw new DatabaseBusyError(transactions.timeoutMs);
 			await Bun.sleep(RETRY_MIN_MS + Math.random() * RETRY_SPREAD_MS);
 		}
 		const began = performance.now();
 		try {
 			const result = work();
-			this.#commit.run();
+			transactions.commit();
 			this.commits++;
 			this.longestTransactionMs = Math.max(this.longestTransactionMs, performance.now() - began);
 			return result;
 		} catch (error) {
-			if (this.#db.inTransaction) this.#rollback.run();
+			transactions.rollback();
 			throw error;
 		}
 	}

@@ -1,7 +1,7 @@
 import { statfs } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { CommitSource, FaxStats } from "../db/index.ts";
+import type { FaxStats, FreshnessSource } from "../db/index.ts";
 import type { QueueReading, ReceiverQueues } from "../queues/index.ts";
 import type { RateLimitStatus } from "../rate-limit/index.ts";
 
@@ -15,7 +15,7 @@ export interface MetricSources {
 	/** Log lines dropped because standard output was not taking them. */
 	droppedLogLines: () => number;
 	/** How requests learn of other processes' commits (FRESHNESS_CHECK, or data_version where no WAL index exists). */
-	freshnessCheck: CommitSource;
+	freshnessCheck: FreshnessSource;
 	/** List requests with `wait` held now. */
 	heldRequests: () => number;
 	/** WAIT_MAX_HELD: past it, list requests with `wait` are answered at once. */

@@ -39,7 +39,7 @@ test("the admin paths are not on the public port and the API is not on the admin
 });
 
 test("/readyz is 503 while the database cannot answer, and the SQLite error is counted", async () => {
-	const server = await startServer();
+	const server = await startServer({ sqlite: true });
 	const other = new Database(server.databasePath);
 	other.exec("DROP TABLE faxes");
 	other.close();

@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { FaxStore, openDatabase } from "../../lib/db/index.ts";
 import { ago, faxRecord, NOW_MS, NOW_SECONDS } from "../../testkit/fixtures.ts";
-import { type TestServer, type TestServerOptions, useTestServers } from "../../testkit/server.ts";
+import {
+	openServerStore,
+	sameDatabase,
+	type TestServer,
+	type TestServerOptions,
+	useTestServers,
+} from "../../testkit/server.ts";
 
 // Conditional requests: an ETag on every 200 of an endpoint, derived from the
 // answer's bytes; If-None-Match with it answers 304, counted like any answer.
@@ -110,8 +115,7 @@ describe("conditional requests", () => {
 
 	test("a new fax, a removal and an expiry change the ETag; a gone fax answers 410 whatever the client has", async () => {
 		const server = await serve();
-		const db = openDatabase(server.databasePath);
-		const store = new FaxStore(db);
+		const store = await openServerStore(server);
 		try {
 			const seen = new Set<string>();
 			const fresh = async (path: string) => {
@@ -149,13 +153,13 @@ describe("conditional requests", () => {
 			const expired = await get(server, "/api/faxes/fax_old1", { "if-none-match": old });
 			expect([expired.status, expired.headers.get("etag")]).toEqual([410, null]);
 		} finally {
-			db.close();
+			store.close();
 		}
 	});
 
 	test("two instances on one database give the same answer the same ETag, so either answers 304", async () => {
 		const one = await serve();
-		const two = await serve({ faxes: [], env: { DATABASE_PATH: one.databasePath } });
+		const two = await serve({ faxes: [], env: sameDatabase(one) });
 		for (const path of [ALL, "/api/faxes", "/api/faxes/fax_new1", "/api/faxes?from=%2B15551234567&limit=1"]) {
 			const [first, second] = [await etagOf(one, path), await etagOf(two, path)];
 			expect([path, second]).toEqual([path, first]);

@@ -13,6 +13,7 @@ test("a 429 is answered without SQLite: exact while every statement on the faxes
 		clock: fixedClock,
 		env: { RATE_LIMIT_PER_MINUTE: "2", TRUST_PROXY: "127.0.0.1" },
 		faxes: [faxRecord({ slug: "fax_one" })],
+		sqlite: true,
 	});
 	for (let i = 0; i < 2; i++)
 		expect((await server.request("/api/faxes", from("203.0.113.7"))).status).toBe(200);

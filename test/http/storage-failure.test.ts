@@ -14,7 +14,7 @@ function expectJsonError(response: Response) {
 
 test("an unexpected storage error answers 500 with a JSON body and is logged", async () => {
 	const { logger, lines } = captureLog();
-	server = await startTestServer({ logger });
+	server = await startTestServer({ logger, sqlite: true });
 	const other = new Database(server.databasePath);
 	other.exec("DROP TABLE faxes");
 	other.close();

@@ -19,8 +19,8 @@ permissions), 2 bad arguments.`,
 	async run(argv, io) {
 		parseCommandArgs(argv, {}, 0);
 		const config = loadConfig(io.env);
-		// Opening a missing database would make an empty one, and "0 faxes" would look like success.
-		if (!existsSync(config.databasePath)) {
+		// Opening a missing SQLite file would make an empty one, and "0 faxes" would look like success.
+		if (config.databaseUrl === null && !existsSync(config.databasePath)) {
 			io.err(`restore-files: ${config.databasePath} does not exist; nothing to restore from`);
 			return EXIT.failed;
 		}

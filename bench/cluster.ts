@@ -1,0 +1,223 @@
+// `bun run bench:cluster`: the faxes in a three-node PostgreSQL cluster
+// (testkit/cluster.ts: Patroni, etcd, HAProxy, as deploy/cluster/), measured
+// in one run:
+//
+// - commit -> listed on a standby's API: a fax inserted through HAProxy, then
+//   its page asked of an instance on a standby until it answers 200;
+// - commit -> a `wait` held on that instance answers;
+// - the CPU of that instance over 5 s with nothing held and with 10,000 held
+//   (its tick reads fax_commits every 10 ms while anything is held), against
+//   the same on an instance on SQLite;
+// - list and poll throughput of the instance on the standby against the same
+//   instance on a SQLite file holding the same faxes (the yardstick);
+// - failover: a writer inserting every 50 ms through HAProxy while the
+//   primary's Patroni and PostgreSQL are SIGKILLed: the time from the first
+//   refused write to the next accepted one, and acknowledged faxes lost.
+//
+// Only ratios within one run mean something.
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { FaxStore, openEngine } from "../lib/db/index.ts";
+import { type FaxRow, formatUtcSeconds } from "../lib/fax/index.ts";
+import { startCluster, until } from "../testkit/cluster.ts";
+import { makeTempDir } from "../testkit/server.ts";
+import { startServerProcess } from "../testkit/server-process.ts";
+import { runLoad } from "./load.ts";
+
+const SEEDED = 2000;
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
+const HELD = 10_000;
+const LOAD_SECONDS = 4;
+const LOAD_CONNECTIONS = 16;
+const AGENT = "testfax-bench/1.0";
+const dir = makeTempDir();
+const now = () => Math.floor(Date.now() / 1000);
+let made = 0;
+// Seeded faxes spread over the last hour; a measured one is the newest, so a held list changes.
+const fax = (spread = true): FaxRow => ({
+	slug: `fax_Bench${String(++made).padStart(7, "0")}`,
+	source: "phone",
+	sender: `+1 555 ${made % 50}`,
+	received_at: now() - (spread ? made % 3600 : 0),
+	page_count: 1,
+	file_size: 1000,
+});
+const percentile = (values: number[], p: number) =>
+	[...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))] ?? 0;
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+const cluster = await startCluster();
+const primary = new FaxStore(
+	await openEngine({ databasePath: "", databaseUrl: cluster.primaryUrl, busyTimeoutMs: 5000 }),
+);
+const sqlite = new FaxStore(
+	await openEngine({ databasePath: join(dir, "faxes.sqlite"), databaseUrl: null, busyTimeoutMs: 5000 }),
+);
+for (let i = 0; i < SEEDED; i += 100) {
+	const rows = Array.from({ length: 100 }, () => fax());
+	for (const store of [primary, sqlite])
+		await store.write((writer) => {
+			for (const row of rows) writer.insert(row);
+		});
+}
+const leaderName = (await cluster.members()).find((m) => m.role === "leader")?.name;
+const standbyNode = cluster.nodes.find((node) => node.name !== leaderName) ?? cluster.nodes[0];
+const common = {
+	SEED_DEMO: "0",
+	PURGE_INTERVAL: "0",
+	LOG_LEVEL: "silent",
+	RATE_LIMIT_PER_MINUTE: "1000000000",
+	TRUST_PROXY: "127.0.0.1",
+	WAIT_MAX_HELD: String(HELD * 2),
+	STORAGE_DIR: join(dir, "storage"),
+};
+const onStandby = await startServerProcess({
+	...common,
+	DATABASE_URL: cluster.nodeUrl(standbyNode as never),
+	DATABASE_PATH: join(dir, "unused.sqlite"),
+});
+const onSqlite = await startServerProcess({ ...common, DATABASE_PATH: join(dir, "faxes.sqlite") });
+const portOf = (url: string) => Number(new URL(url).port);
+
+/** CPU seconds of every thread of a process (utime + stime of /proc/PID/stat). */
+function cpuSeconds(pid: number): number {
+	const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+	return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function heldOn(adminUrl: string): Promise<number> {
+	const metrics = await fetch(`${adminUrl}/metrics`).then((r) => r.text());
+	return Number(/\ntestfax_held_requests (\d+)\n/.exec(metrics)?.[1] ?? 0);
+}
+
+console.error("bench:cluster: commit -> listed, commit -> wait");
+// Commit -> listed on the standby's instance, and commit -> a held wait there answers.
+const listedMs: number[] = [];
+const waitMs: number[] = [];
+for (let i = 0; i < SAMPLES; i++) {
+	const row = fax(false);
+	await primary.insert(row);
+	const committed = performance.now();
+	while (
+		(await fetch(`${onStandby.url}/api/faxes/${row.slug}`, { headers: { "user-agent": AGENT } })).status !==
+		200
+	);
+	listedMs.push(performance.now() - committed);
+	const current = await fetch(`${onStandby.url}/api/faxes?limit=100`, { headers: { "user-agent": AGENT } });
+	await current.arrayBuffer();
+	const held = fetch(`${onStandby.url}/api/faxes?limit=100&wait=30`, {
+		headers: { "user-agent": AGENT, "if-none-match": current.headers.get("etag") ?? "" },
+	}).then(async (r) => {
+		await r.arrayBuffer();
+		return performance.now();
+	});
+	await until("the wait held", async () => (await heldOn(onStandby.adminUrl)) === 1, 10_000);
+	await primary.insert(fax(false));
+	const waitCommitted = performance.now();
+	waitMs.push((await held) - waitCommitted);
+}
+
+console.error("bench:cluster: throughput");
+// Throughput: the default list and a poll answered 304, standby against SQLite.
+async function throughput(url: string, path: string, etag: boolean) {
+	const first = await fetch(`${url}${path}`, { headers: { "user-agent": AGENT } });
+	await first.arrayBuffer();
+	const headers = etag ? `If-None-Match: ${first.headers.get("etag")}\r\n` : "";
+	const clients = Array.from({ length: 1000 }, (_, i) => `10.9.${i >> 8}.${i & 255}`);
+	await runLoad({ port: portOf(url), paths: [path], clients, headers }, 1, LOAD_CONNECTIONS);
+	return (
+		await runLoad({ port: portOf(url), paths: [path], clients, headers }, LOAD_SECONDS, LOAD_CONNECTIONS)
+	).perSecond;
+}
+const pollPath = `/api/faxes?since=${encodeURIComponent(formatUtcSeconds(now() - 600))}&limit=100`;
+const rates = {
+	list: [
+		await throughput(onStandby.url, "/api/faxes?limit=100", false),
+		await throughput(onSqlite.url, "/api/faxes?limit=100", false),
+	],
+	poll: [await throughput(onStandby.url, pollPath, true), await throughput(onSqlite.url, pollPath, true)],
+};
+
+console.error("bench:cluster: CPU idle and held");
+// CPU idle and with 10,000 held, on each instance.
+async function holdRaw(url: string, count: number): Promise<Bun.Socket[]> {
+	const since = formatUtcSeconds(now() + 3600);
+	const sockets: Bun.Socket[] = [];
+	for (let i = 0; i < count; i += 500) {
+		const batch = Array.from({ length: Math.min(500, count - i) }, (_, j) => {
+			const n = i + j;
+			const path = `/api/faxes?since=${encodeURIComponent(since)}&from=${encodeURIComponent(`HELD ${n}`)}&wait=30`;
+			const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: ${AGENT}\r\nX-Forwarded-For: 10.${n >> 16}.${(n >> 8) & 255}.${n & 255}\r\n\r\n`;
+			return Bun.connect({
+				hostname: "127.0.0.1",
+				port: portOf(url),
+				socket: { open: (s) => void s.write(request), data() {} },
+			});
+		});
+		sockets.push(...(await Promise.all(batch)));
+	}
+	return sockets;
+}
+async function cpuOver(pid: number, seconds: number): Promise<number> {
+	const before = cpuSeconds(pid);
+	await Bun.sleep(seconds * 1000);
+	return cpuSeconds(pid) - before;
+}
+const cpu: Record<string, [number, number]> = {};
+for (const [name, server] of [
+	["standby", onStandby],
+	["sqlite", onSqlite],
+] as const) {
+	const idle = await cpuOver(server.child.pid, 5);
+	const sockets = await holdRaw(server.url, HELD);
+	await until(`${HELD} held`, async () => (await heldOn(server.adminUrl)) >= HELD, 60_000);
+	const held = await cpuOver(server.child.pid, 5);
+	for (const socket of sockets) socket.end();
+	cpu[name] = [idle, held];
+}
+
+console.error("bench:cluster: failover");
+// Failover: writes refused -> accepted, and acknowledged faxes lost.
+const acknowledged: string[] = [];
+let firstRefused: number | null = null;
+let acceptedAgain: number | null = null;
+let writing = true;
+const writer = (async () => {
+	while (writing) {
+		const row = fax(false);
+		try {
+			await primary.insert(row);
+			acknowledged.push(row.slug);
+			if (firstRefused !== null && acceptedAgain === null) acceptedAgain = performance.now();
+		} catch {
+			firstRefused ??= performance.now();
+		}
+		await Bun.sleep(50);
+	}
+})();
+await Bun.sleep(2000);
+const leader = cluster.nodes.find((node) => node.name === leaderName);
+cluster.kill(leader as never);
+await until("writes accepted again", async () => acceptedAgain !== null, 120_000);
+await Bun.sleep(1000);
+writing = false;
+await writer;
+const lost = acknowledged.filter((slug) => primary.lookup(slug, 0).state !== "found").length;
+
+console.log(`bench:cluster, ${SAMPLES} samples, ${SEEDED} faxes seeded
+commit -> listed on a standby's API: p50 ${ms(percentile(listedMs, 50))}, p99 ${ms(percentile(listedMs, 99))}
+commit -> a wait held on a standby answers: p50 ${ms(percentile(waitMs, 50))}, p99 ${ms(percentile(waitMs, 99))}
+failover (writes refused -> accepted): ${(((acceptedAgain ?? 0) - (firstRefused ?? 0)) / 1000).toFixed(1)} s
+acknowledged faxes lost: ${lost} of ${acknowledged.length}
+list (?limit=100): standby ${rates.list[0]?.toFixed(0)}/s, SQLite ${rates.list[1]?.toFixed(0)}/s, ratio ${((rates.list[0] ?? 0) / (rates.list[1] ?? 1)).toFixed(2)}
+poll (since, If-None-Match -> 304): standby ${rates.poll[0]?.toFixed(0)}/s, SQLite ${rates.poll[1]?.toFixed(0)}/s, ratio ${((rates.poll[0] ?? 0) / (rates.poll[1] ?? 1)).toFixed(2)}
+CPU over 5 s, nothing held / ${HELD} held: standby ${cpu.standby?.[0]?.toFixed(2)} s / ${cpu.standby?.[1]?.toFixed(2)} s, SQLite ${cpu.sqlite?.[0]?.toFixed(2)} s / ${cpu.sqlite?.[1]?.toFixed(2)} s`);
+
+primary.close();
+sqlite.close();
+for (const server of [onStandby, onSqlite]) {
+	server.child.kill("SIGTERM");
+	await server.child.exited;
+}
+await cluster.stop();
+rmSync(dir, { recursive: true, force: true });

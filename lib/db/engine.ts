@@ -1,0 +1,22 @@
+import type { CommitSource } from "./commit-counter.ts";
+import { openDatabase } from "./open-database.ts";
+import { sqliteEngine } from "./sqlite-engine.ts";
+import type { StoreEngine } from "./store-engine.ts";
+
+/** Where the faxes are kept: DATABASE_URL (PostgreSQL) when set, else the SQLite file at DATABASE_PATH. */
+export interface StoreLocation {
+	databasePath: string;
+	databaseUrl: string | null;
+	busyTimeoutMs: number;
+	commitSource?: CommitSource;
+}
+
+/** Opens the configured engine, with the schema in place. */
+export async function openEngine(location: StoreLocation): Promise<StoreEngine> {
+	if (location.databaseUrl !== null) {
+		const { openPostgresEngine } = await import("./postgres/engine.ts");
+		return openPostgresEngine(location.databaseUrl, location.busyTimeoutMs);
+	}
+	const db = openDatabase(location.databasePath, { busyTimeoutMs: location.busyTimeoutMs });
+	return sqliteEngine(db, { commitSource: location.commitSource });
+}

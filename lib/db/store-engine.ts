@@ -1,0 +1,20 @@
+import { Database } from "bun:sqlite";
+import type { CommitCounter } from "./commit-counter.ts";
+import type { SqlDatabase } from "./sql.ts";
+import type { WriteTransactions } from "./write-lock.ts";
+
+/** What differs between the engines under the fax store; every statement is in sql. */
+export interface StoreEngine {
+	readonly sql: SqlDatabase;
+	readonly transactions: WriteTransactions;
+	readonly commits: CommitCounter;
+	/** Runs `work` in one read transaction: every read in it sees the same committed state. */
+	snapshot<T>(work: () => T): T;
+	/** Writes a consistent copy of the whole database to `path`, as a SQLite file. */
+	copyTo(path: string): void;
+	close(): void;
+}
+
+export function isStoreEngine(value: Database | StoreEngine): value is StoreEngine {
+	return !(value instanceof Database);
+}

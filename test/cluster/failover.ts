@@ -1,0 +1,190 @@
+// `npm run test:cluster`: three PostgreSQL 15 nodes under Patroni with etcd
+// and HAProxy (deploy/cluster/), two API instances on the standbys, Redis for
+// the count. Under a steady `fax ingest` through HAProxy, the primary's
+// PostgreSQL and Patroni are SIGKILLed: every fax acknowledged before is
+// listed after on every instance with the same files, re-deliveries list
+// nothing twice, reads on the standbys go on, a wait held on a standby wakes
+// for a fax ingested through the new primary, and the old primary comes back
+// as a standby that follows.
+
+import { afterAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { FaxStore, openEngine } from "../../lib/db/index.ts";
+import { type Cluster, type ClusterNode, startCluster, until } from "../../testkit/cluster.ts";
+import { runCommand } from "../../testkit/processes.ts";
+import { startRedisServer } from "../../testkit/redis-server.ts";
+import { makeTempDir } from "../../testkit/server.ts";
+import { startServerProcess } from "../../testkit/server-process.ts";
+
+const ROOT = join(import.meta.dir, "../..");
+const TIFF = join(ROOT, "fixtures/ingest/fax-g3-2d.tif");
+const UA = { "User-Agent": "cluster-test/1.0" };
+const root = makeTempDir();
+const cleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+	for (const cleanup of cleanups.reverse()) await cleanup();
+	rmSync(root, { recursive: true, force: true });
+}, 120_000);
+
+interface Instance {
+	url: string;
+	env: Record<string, string>;
+}
+
+async function apiOn(cluster: Cluster, node: ClusterNode, redisUrl: string): Promise<Instance> {
+	const env = {
+		DATABASE_URL: cluster.nodeUrl(node),
+		STORAGE_DIR: join(root, `storage-${node.name}`),
+		DATABASE_PATH: join(root, `unused-${node.name}.sqlite`),
+		SEED_DEMO: "0",
+		PURGE_INTERVAL: "0",
+		REDIS_URL: redisUrl,
+		RATE_LIMIT_PER_MINUTE: "1000000",
+	};
+	const server = await startServerProcess(env);
+	cleanups.push(async () => {
+		server.child.kill("SIGTERM");
+		await server.child.exited;
+	});
+	return { url: server.url, env };
+}
+
+const listed = async (instance: Instance): Promise<string[]> => {
+	const response = await fetch(`${instance.url}/api/faxes?limit=100`, { headers: UA });
+	return ((await response.json()) as { slug: string }[]).map((row) => row.slug);
+};
+
+/** Hands fax `key` over until it is acknowledged (exit 0), as a receiver re-delivers; returns its slug. */
+async function deliver(env: Record<string, string>, key: string, deadline: number): Promise<string | null> {
+	while (Date.now() < deadline) {
+		const result = await runCommand(
+			[process.execPath, "bin/fax.ts", "ingest", TIFF, "--source", "phone", "--receipt-key", key],
+			{ cwd: ROOT, env },
+		);
+		if (result.code === 0) return result.stdout.trim();
+		await Bun.sleep(500);
+	}
+	return null;
+}
+
+test("a primary killed mid-ingest: nothing acknowledged is lost, standbys serve on, the old primary follows", async () => {
+	const cluster = await startCluster();
+	cleanups.push(() => cluster.stop());
+	const redis = await startRedisServer();
+	cleanups.push(() => redis.close());
+	const ingestEnv = {
+		DATABASE_URL: cluster.primaryUrl,
+		DATABASE_PATH: join(root, "unused-ingest.sqlite"),
+		STORAGE_DIR: join(root, "storage-ingest"),
+		SEED_DEMO: "0",
+		BUSY_TIMEOUT_MS: "5000",
+	};
+	new FaxStore(
+		await openEngine({ databasePath: "", databaseUrl: cluster.primaryUrl, busyTimeoutMs: 5000 }),
+	).close();
+	const members = await cluster.members();
+	const leader = cluster.nodes.find((node) => node.name === members.find((m) => m.role === "leader")?.name);
+	const standbys = cluster.nodes.filter((node) => node !== leader);
+	const apis = await Promise.all(standbys.map((node) => apiOn(cluster, node, redis.url)));
+
+	// Reads on both standby instances, all along.
+	const readStatuses: number[] = [];
+	let reading = true;
+	const reader = (async () => {
+		while (reading) {
+			for (const api of apis) {
+				const response = await fetch(`${api.url}/api/faxes`, { headers: UA }).catch(() => null);
+				readStatuses.push(response?.status ?? 0);
+				await response?.arrayBuffer();
+			}
+			await Bun.sleep(50);
+		}
+	})();
+
+	const acknowledged = new Map<string, string>();
+	let next = 0;
+	const ingestUntil = async (count: number) => {
+		while (acknowledged.size < count) {
+			const key = `k:${next++}`;
+			const slug = await deliver(ingestEnv, key, Date.now() + 120_000);
+			if (slug === null) throw new Error(`fax ${key} was never acknowledged`);
+			acknowledged.set(key, slug);
+		}
+	};
+	await ingestUntil(3);
+	// The kill lands while the next ingests run.
+	const during = ingestUntil(8);
+	await Bun.sleep(300);
+	const killedAt = performance.now();
+	cluster.kill(leader as ClusterNode);
+	await during;
+	const failoverMs = performance.now() - killedAt;
+	const after = await until("a new leader", async () =>
+		(await cluster.members()).find((m) => m.role === "leader" && m.name !== leader?.name),
+	);
+	reading = false;
+	await reader;
+	expect(readStatuses.filter((status) => status !== 200)).toEqual([]);
+
+	// A wait held on the instance whose node is still a standby wakes for a fax through the new primary.
+	const standby = apis[standbys.findIndex((node) => node.name !== after.name)] as Instance;
+	const current = await fetch(`${standby.url}/api/faxes?limit=100`, { headers: UA });
+	const held = fetch(`${standby.url}/api/faxes?limit=100&wait=30`, {
+		headers: { ...UA, "if-none-match": current.headers.get("etag") ?? "" },
+	});
+	await current.arrayBuffer();
+	await Bun.sleep(300);
+	const woken = await deliver(ingestEnv, "k:wake", Date.now() + 60_000);
+	const answer = await held;
+	expect(answer.status).toBe(200);
+	expect(((await answer.json()) as { slug: string }[]).map((row) => row.slug)).toContain(woken as string);
+	acknowledged.set("k:wake", woken as string);
+
+	// Re-deliveries of every key list nothing new.
+	for (const [key, slug] of acknowledged)
+		expect(await deliver(ingestEnv, key, Date.now() + 60_000)).toBe(slug);
+	const expected = [...acknowledged.values()].sort();
+	for (const api of apis) {
+		const slugs = await until(
+			"every acknowledged fax on the instance",
+			async () => {
+				const list = await listed(api);
+				return expected.every((slug) => list.includes(slug)) ? list : null;
+			},
+			30_000,
+		);
+		expect(slugs.sort()).toEqual(expected);
+		// Each host writes the files from the database, then serves them as the ingesting host has them.
+		expect(
+			(await runCommand([process.execPath, "bin/fax.ts", "restore-files"], { cwd: ROOT, env: api.env })).code,
+		).toBe(0);
+		for (const slug of expected) {
+			const served = await fetch(`${api.url}/cdn/faxes/${slug}.pdf`);
+			const original = await Bun.file(join(ingestEnv.STORAGE_DIR, "faxes", `${slug}.pdf`)).bytes();
+			expect([slug, Bun.hash(await served.arrayBuffer())]).toEqual([slug, Bun.hash(original)]);
+		}
+	}
+
+	// The old primary comes back as a standby, and follows.
+	cluster.restart(leader as ClusterNode);
+	await until("the old primary streaming as a standby", async () =>
+		(await cluster.members()).find(
+			(m) =>
+				m.name === leader?.name && m.role !== "leader" && m.state === "running" && typeof m.lag === "number",
+		),
+	);
+	const last = await deliver(ingestEnv, "k:last", Date.now() + 60_000);
+	const rejoined = new FaxStore(
+		await openEngine({
+			databasePath: "",
+			databaseUrl: cluster.nodeUrl(leader as ClusterNode),
+			busyTimeoutMs: 5000,
+		}),
+	);
+	await until("the fax on the old primary", async () => rejoined.lookup(last as string, 0).state === "found");
+	rejoined.close();
+	console.log(
+		`failover: ${acknowledged.size} faxes acknowledged, ingest back ${(failoverMs / 1000).toFixed(1)} s after the kill, ${readStatuses.length} reads on the standbys all 200`,
+	);
+}, 600_000);

@@ -1,0 +1,76 @@
+// An API instance on a PostgreSQL hot standby (DATABASE_URL naming the
+// standby): it serves what the primary committed once replayed, and a held
+// `wait` wakes when the fax is replayed there, found by the fax_commits row
+// on the existing tick (LISTEN/NOTIFY is refused on a standby).
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { FaxStore, openEngine } from "../../lib/db/index.ts";
+import type { FaxRow } from "../../lib/fax/index.ts";
+import { type PostgresServer, startPostgres, startStandby } from "../../testkit/postgres.ts";
+import { startTestServer, type TestServer } from "../../testkit/server.ts";
+
+let primary: PostgresServer;
+let standby: PostgresServer;
+let store: FaxStore;
+let server: TestServer;
+
+beforeAll(async () => {
+	primary = await startPostgres();
+	const url = await primary.createDatabase();
+	store = new FaxStore(await openEngine({ databasePath: "", databaseUrl: url, busyTimeoutMs: 5000 }));
+	standby = await startStandby(primary);
+	const name = new URL(url).pathname.slice(1);
+	server = await startTestServer({ env: { DATABASE_URL: standby.url(name) } });
+}, 120_000);
+
+afterAll(async () => {
+	await server?.stop();
+	store?.close();
+	await standby?.stop();
+	await primary?.stop();
+});
+
+const fax = (slug: string): FaxRow => ({
+	slug,
+	source: "phone",
+	sender: null,
+	received_at: Math.floor(Date.now() / 1000),
+	page_count: 1,
+	file_size: 10,
+});
+
+test("a poll on the standby sees a fax committed on the primary once replayed", async () => {
+	await store.insert(fax("fax_Standby001"));
+	const deadline = Date.now() + 10_000;
+	let slugs: string[] = [];
+	while (Date.now() < deadline && !slugs.includes("fax_Standby001")) {
+		const response = await server.request("/api/faxes");
+		slugs = ((await response.json()) as { slug: string }[]).map((row) => row.slug);
+	}
+	expect(slugs).toEqual(["fax_Standby001"]);
+	expect((await server.request("/api/faxes/fax_Standby001")).status).toBe(200);
+});
+
+test("a wait held on the standby answers with the fax the primary commits meanwhile", async () => {
+	const current = await server.request("/api/faxes");
+	const etag = current.headers.get("etag") ?? "";
+	const held = server.request("/api/faxes?wait=30", { headers: { "if-none-match": etag } });
+	await Bun.sleep(300);
+	const committed = performance.now();
+	await store.insert(fax("fax_Standby002"));
+	const answer = await held;
+	const waitedMs = performance.now() - committed;
+	expect(answer.status).toBe(200);
+	expect(((await answer.json()) as { slug: string }[]).map((row) => row.slug)).toContain("fax_Standby002");
+	// Far inside the 27 s at least that the wait holds without news.
+	expect(waitedMs).toBeLessThan(20_000);
+});
+
+test("a write on the standby fails whole and changes nothing", async () => {
+	const onStandby = new FaxStore(
+		await openEngine({ databasePath: "", databaseUrl: server.env.DATABASE_URL ?? "", busyTimeoutMs: 1000 }),
+	);
+	await expect(onStandby.insert(fax("fax_Standby003"))).rejects.toThrow(/read-only|recovery/);
+	expect(onStandby.lookup("fax_Standby003", 0)).toEqual({ state: "missing" });
+	onStandby.close();
+});
