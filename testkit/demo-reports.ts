@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { parseFaxEmail } from "../lib/document/index.ts";
+import { maskSender } from "../lib/fax/index.ts";
 import { buildReport, type FaxReport, NO_PAGE_REASON } from "../lib/report/index.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -20,7 +21,7 @@ async function callReport(call: string, tsi: string, options: { file: boolean; r
 	const bytes = options.file
 		? new Uint8Array(await read(`fixtures/hylafax/${call}/received.tif`).arrayBuffer())
 		: new Uint8Array();
-	return buildReport({
+	const report = buildReport({
 		source: "phone",
 		bytes,
 		email: null,
@@ -28,6 +29,10 @@ async function callReport(call: string, tsi: string, options: { file: boolean; r
 		...(options.file ? {} : { reason: NO_PAGE_REASON }),
 		hylafax: { log, reason: options.reason, callOnly: !options.file },
 	});
+	// The file's own TSI too, as the log's: the demo fax's sender.
+	return report.session === null
+		? report
+		: { ...report, session: { ...report.session, stationId: maskSender(tsi) } };
 }
 
 async function emailReport(name: string): Promise<FaxReport> {

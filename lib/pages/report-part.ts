@@ -127,10 +127,11 @@ function emailRows(email: EmailReport): Row[] {
 	return rows;
 }
 
-/** The phone test's station ID as the page shows every sender: masked. */
+/** The phone test's station ID as the received file holds it, masked as every sender. */
 function stationRow(report: FaxReport, maskedFrom: string | null): Row[] {
 	if (report.session === null) return [];
-	return [["Station ID (TSI)", maskedFrom === null ? "None sent" : escapeHtml(maskedFrom)]];
+	const stationId = report.session.stationId === undefined ? maskedFrom : report.session.stationId;
+	return [["Station ID (TSI)", stationId === null ? "None sent" : escapeHtml(stationId)]];
 }
 
 /**

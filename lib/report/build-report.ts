@@ -1,4 +1,5 @@
-import { detectFormat, type FaxEmail, MAX_INPUT_BYTES, tiffFacts } from "../document/index.ts";
+import { detectFormat, type FaxEmail, faxStationId, MAX_INPUT_BYTES, tiffFacts } from "../document/index.ts";
+import { maskSender } from "../fax/index.ts";
 import { tiffDocument } from "./document-report.ts";
 import { emailReport } from "./email-report.ts";
 import { hylafaxSession } from "./hylafax-session.ts";
@@ -62,8 +63,12 @@ export function buildReport(input: ReportInput): FaxReport {
 	const documentBytes = input.email === null ? input.bytes : (input.email.attachment?.bytes ?? null);
 	const { document, format, facts } =
 		documentBytes === null ? { document: null, format: null, facts: null } : documentOf(documentBytes);
+	// The station ID row tells what the file says, not the sender an operator typed (`fax ingest --sender`).
+	const negotiated = input.source === "phone" && facts !== null ? hylafaxSession(facts) : null;
 	const session: SessionReport | null =
-		input.source === "phone" && facts !== null ? hylafaxSession(facts) : null;
+		negotiated === null || documentBytes === null
+			? null
+			: { ...negotiated, stationId: maskSender(faxStationId(documentBytes)) };
 	const call = callOf(input.hylafax);
 	const report: FaxReport = {
 		document,

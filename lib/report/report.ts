@@ -26,7 +26,14 @@ export type DocumentReport =
 	  };
 
 /** The session a fax machine negotiated with our modem, as HylaFAX recorded it (faxinfo's fields). */
-export type SessionReport = HylafaxSession;
+export type SessionReport = HylafaxSession & {
+	/**
+	 * The station ID (TSI) the received file itself holds, masked as every
+	 * sender is; null when the sender gave none. Absent in reports made before
+	 * it was kept: their page shows the fax's sender.
+	 */
+	stationId?: string | null;
+};
 
 /** How an email test came. */
 export type EmailReport = {

@@ -117,6 +117,20 @@ describe("the transmission report of a fax HylaFAX received", () => {
 		await page.context().close();
 	});
 
+	test("the station ID row shows the TSI the file holds, not the sender typed to `fax ingest --sender`", async () => {
+		// hylafax-mmr-ecm-1.tif came with an empty TSI (faxinfo prints "Sender: ").
+		const path = fixture("hylafax-mmr-ecm-1.tif");
+		expect(faxinfoFields(path).Sender).toBe("");
+		const result = await runFax(
+			["ingest", path, "--source", "phone", "--sender", "+1 555 010 9999"],
+			server.env,
+		);
+		expect(result.code).toBe(0);
+		const html = await (await server.request(`/faxtest/${slugOf(result.stdout)}`)).text();
+		expect(html).toContain("+155*****999");
+		expect(html).toContain("<dt>Station ID (TSI)</dt><dd>None sent</dd>");
+	});
+
 	test("a TIFF without HylaFAX's tags (an import, another receiver) has no session rows: the page says only what the file says", async () => {
 		const result = await runFax(["ingest", fixture("fax-g3-2d-fine.tif"), "--source", "phone"], server.env);
 		const details = pageDetails(await pageHtml(slugOf(result.stdout)));
