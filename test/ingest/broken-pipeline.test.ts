@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { FaxStore, openDatabase } from "../../lib/db/index.ts";
 import { type CheckoutCopy, checkoutWithoutSharpBinary } from "../../testkit/broken-pipeline.ts";
@@ -78,6 +78,8 @@ describe("a host whose document pipeline does not load", () => {
 		mkdirSync(recvq);
 		const queued = join(recvq, "fax000000901.tif");
 		copyFileSync(TIFF, queued);
+		// Its last write is the call's time: by this process's clock, which test:any-date moves; the file system's is not.
+		utimesSync(queued, new Date(), new Date());
 		const waiting = await handOver(broken.dir, queued);
 		expect(waiting).toEqual({
 			code: 1,
@@ -94,7 +96,14 @@ describe("a host whose document pipeline does not load", () => {
 	});
 
 	test("an email is deferred (75) for the mail server to deliver again, and is listed right once fixed", async () => {
-		const message = Bun.file(EMAIL);
+		// Received by our mail server now, by this process's clock: the fixture's own date ages, and test:any-date moves the clock.
+		const now = new Date().toUTCString().replace("GMT", "+0000");
+		const message = new Blob([
+			(await Bun.file(EMAIL).text()).replace(
+				/(\tby mail\.example\.net with ESMTP id 4711; ).*\r\n/,
+				`$1${now}\r\n`,
+			),
+		]);
 		const deferred = await faxIn(broken.dir, ["receive-mail", "Q901"], message);
 		expect(deferred).toEqual({
 			code: 75,
