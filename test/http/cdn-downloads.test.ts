@@ -47,11 +47,17 @@ function stalledDownload(port: number) {
 			await closed;
 			return received - head.length;
 		},
-		/** Reads in short bursts, `pauseMs` apart, until the whole file is in; the bytes received after the head. */
+		/**
+		 * Reads in short bursts, `pauseMs` apart, until the whole file is in; the
+		 * bytes received after the head. Each burst lasts until some bytes came:
+		 * a burst of fixed length read nothing now and then on a loaded machine,
+		 * and several such in a row looked idle to the server.
+		 */
 		async trickle(pauseMs: number): Promise<number> {
 			while (received - head.length < SIZE && !socket.destroyed) {
+				const before = received;
 				socket.resume();
-				await Bun.sleep(5);
+				while (received === before && !socket.destroyed) await Bun.sleep(1);
 				socket.pause();
 				await Bun.sleep(pauseMs);
 			}
