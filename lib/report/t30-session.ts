@@ -26,7 +26,7 @@ export type PageSession = {
 };
 
 export type T30Session = {
-	/** Whether a fax machine answered the handshake: any T.30 frame or training came from the caller. */
+	/** Whether a fax machine answered the handshake: any T.30 frame, V.21 frame carrier or training came from the caller. */
 	faxMachine: boolean;
 	/** The first line's time as written (`Nov 26 10:28:30.93`): with the commid, it names the call. */
 	startedAt: string | null;
@@ -210,6 +210,9 @@ export function parseSessionLog(log: string, reason: string | null = null): T30S
 	const state: State = { session, page: null, at: "" };
 	const kept: string[] = [];
 	let final = false;
+	// Listening for the caller's V.21 frames (AT+FRH=3): a CONNECT there is the
+	// caller's fax carrier, even when it hangs up before a whole frame came.
+	let listening = false;
 	for (const raw of log.split("\n")) {
 		const match = LINE.exec(raw.trimEnd());
 		if (!match) continue;
@@ -222,6 +225,9 @@ export function parseSessionLog(log: string, reason: string | null = null): T30S
 		}
 		final = readEnding(session, text, clock, final);
 		if (/^--> HDLC|^RECV recv |^RECV training|^RECV frame FCS/.test(text)) session.faxMachine = true;
+		if (listening && /^--> \[\d+:CONNECT\]/.test(text)) session.faxMachine = true;
+		if (/^<-- \[\d+:AT\+FRH=3/.test(text)) listening = true;
+		else if (text.startsWith("--> ")) listening = false;
 		if (KEPT.test(text) && !DROPPED.test(text)) kept.push(`${clock} ${text}`);
 	}
 	if (reason !== null && reason !== "") session.ending = { ...session.ending, clean: false, reason };

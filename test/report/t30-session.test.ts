@@ -93,6 +93,14 @@ describe("the T.30 session of a real call, from HylaFAX's session log", () => {
 		expect(session.ending.reason).toBe("Failure to receive silence (synchronization failure).");
 	});
 
+	test("a caller whose V.21 carrier came but no whole frame (it hung up sending its TSI): a fax machine answered", async () => {
+		// Seen in CI: the sender killed while its TSI was on the line; the receiver's
+		// AT+FRH=3 got CONNECT, then no frame. A silent caller gets no CONNECT there.
+		const session = parseSessionLog(await log("killtsi"));
+		expect(session).toMatchObject({ faxMachine: true, tsi: null, trainings: [], pages: [] });
+		expect(session.ending.reason).toBe("Failure to receive silence (synchronization failure).");
+	});
+
 	test("FaxRcvdCmd's reason, when given, is the reason", async () => {
 		const session = parseSessionLog(await log("clean"), "COMREC received DCN (sender abort)");
 		expect(session.ending).toEqual({
