@@ -177,10 +177,15 @@ export async function startCluster(): Promise<Cluster> {
 		list.some((m) => m.role === "leader" && m.state === "running") &&
 		list.some((m) => m.role === "sync_standby" && m.state === "running") &&
 		list.every((m) => m.state === "running" && (m.role === "leader" || typeof m.lag === "number"));
-	const first = await until("three nodes, a leader and two streaming standbys", async () => {
-		const list = await members(nodes[0]?.restPort ?? 0);
-		return ready(list) ? list : null;
-	});
+	// Bootstrapping and two base backups took more than 90 s once on a loaded 2-core machine.
+	const first = await until(
+		"three nodes, a leader and two streaming standbys",
+		async () => {
+			const list = await members(nodes[0]?.restPort ?? 0);
+			return ready(list) ? list : null;
+		},
+		240_000,
+	);
 	const leader = nodes.find((node) => node.name === first.find((m) => m.role === "leader")?.name);
 	psql(dir, leader?.pgPort ?? 0, "CREATE DATABASE faxes OWNER testfax");
 	const haproxy = await startHaproxy(dir, nodes);
