@@ -227,7 +227,7 @@ export function parseSessionLog(log: string, reason: string | null = null): T30S
 		if (/^--> HDLC|^RECV recv |^RECV training|^RECV frame FCS/.test(text)) session.faxMachine = true;
 		if (listening && /^--> \[\d+:CONNECT\]/.test(text)) session.faxMachine = true;
 		if (/^<-- \[\d+:AT\+FRH=3/.test(text)) listening = true;
-		else if (text.startsWith("--> ")) listening = false;
+		else if (text.startsWith("--> ") || text.startsWith("<-- [")) listening = false;
 		if (KEPT.test(text) && !DROPPED.test(text)) kept.push(`${clock} ${text}`);
 	}
 	if (reason !== null && reason !== "") session.ending = { ...session.ending, clean: false, reason };
