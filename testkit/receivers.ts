@@ -28,6 +28,17 @@ export const RECVQ = join(SPOOL, "recvq");
 /** Where faxrcvd moves a received file once it is listed. */
 export const LISTED = join(RECVQ, "listed");
 export const SYSLOG = "/var/log/syslog";
+/** What `install.sh --status` says of a host it made with its defaults (two iaxmodems), every daemon up. */
+export const ALL_RUNNING = [
+	"install.sh: postfix running",
+	"install.sh: cron running",
+	"install.sh: faxq running",
+	"install.sh: iaxmodem ttyIAX0 running",
+	"install.sh: iaxmodem ttyIAX1 running",
+	"install.sh: faxgetty ttyIAX0 running",
+	"install.sh: faxgetty ttyIAX1 running",
+	"install.sh: the API server running",
+];
 
 /** Runs a command to its end; throws with its output when it fails. */
 export function sh(command: string[]): string {

@@ -22,6 +22,7 @@ import {
 	untilAnswers,
 } from "../../testkit/containers.ts";
 import { type Podman, startPodman } from "../../testkit/podman.ts";
+import { ALL_RUNNING } from "../../testkit/receivers.ts";
 import { composeTests } from "./compose.ts";
 
 // Outside the default test run, so bunfig.toml's timeout does not reach it.
@@ -240,14 +241,7 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 			"first 0",
 			"install.sh: nothing to change",
 			"second 0",
-			"install.sh: postfix running",
-			"install.sh: cron running",
-			"install.sh: faxq running",
-			"install.sh: iaxmodem ttyIAX0 running",
-			"install.sh: iaxmodem ttyIAX1 running",
-			"install.sh: faxgetty ttyIAX0 running",
-			"install.sh: faxgetty ttyIAX1 running",
-			"install.sh: the API server running",
+			...ALL_RUNNING,
 			"status 0",
 			"10",
 		]);

@@ -34,6 +34,7 @@ import {
 } from "../../testkit/hylafax-calls.ts";
 import { freePort } from "../../testkit/ports.ts";
 import {
+	ALL_RUNNING,
 	APP,
 	asUser,
 	INSTALL,
@@ -789,16 +790,7 @@ describe("the host's own account of itself", () => {
 		const lines = running.stdout.toString().trim().split("\n");
 		expect([running.exitCode, lines.map((line) => line.replace(/ \(pid \d+\)$/, ""))]).toEqual([
 			0,
-			[
-				"install.sh: postfix running",
-				"install.sh: cron running",
-				"install.sh: faxq running",
-				"install.sh: iaxmodem ttyIAX0 running",
-				"install.sh: iaxmodem ttyIAX1 running",
-				"install.sh: faxgetty ttyIAX0 running",
-				"install.sh: faxgetty ttyIAX1 running",
-				"install.sh: the API server running",
-			],
+			ALL_RUNNING,
 		]);
 		sh(["kill", readFileSync("/run/testfax-receivers/faxgetty-ttyIAX0.pid", "utf8").trim()]);
 		await until(() => (Bun.spawnSync([INSTALL, "--status"]).exitCode === 3 ? true : undefined), 10_000, 100);
