@@ -46,7 +46,7 @@ start_all() {
 	fi
 	install -d -m 0700 "$RUN"
 	start_syslog
-	own -x cron >/dev/null || { cron && adopt cron cron; }
+	[ -n "$(cron_pid)" ] || { cron && adopt cron cron; }
 	if ! postfix status >/dev/null 2>&1; then
 		out=$(postfix start 2>&1) || die "postfix start failed: $out"
 		touch "$RUN/postfix.started"
@@ -149,6 +149,14 @@ report() {
 	fi
 }
 
+# The cron daemon, from the pid file it keeps: the cron processes that run
+# its jobs carry its name too, and one still running (a sweep) made a stopped
+# daemon look alive, so --start did not start it again.
+cron_pid() {
+	pid=$(cat /run/crond.pid 2>/dev/null) || return 0
+	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" != cron ] || echo "$pid"
+}
+
 # pid_of NAME PGREP_ARGS...: the daemon --start started, else one of this host's.
 pid_of() {
 	name=$1
@@ -173,7 +181,7 @@ status_all() {
 	postfix_pid=$(tr -d ' ' 2>/dev/null </var/spool/postfix/pid/master.pid || true)
 	postfix status >/dev/null 2>&1 || postfix_pid=""
 	report postfix "$postfix_pid" || down=3
-	report cron "$(pid_of cron -x cron)" || down=3
+	report cron "$(cron_pid)" || down=3
 	report faxq "$(pid_of faxq -x faxq)" || down=3
 	for tty in $soft_modems; do report "iaxmodem $tty" "$(pid_of "iaxmodem-$tty" -x -f "iaxmodem $tty")" || down=3; done
 	for tty in $(receiving_ttys); do

@@ -10,6 +10,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import {
 	copyFileSync,
+	mkdtempSync,
 	readdirSync,
 	readFileSync,
 	renameSync,
@@ -19,7 +20,7 @@ import {
 	utimesSync,
 	writeFileSync,
 } from "node:fs";
-import { hostname } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseSessionLog } from "../../lib/report/index.ts";
 import { checkoutWithoutSharpBinary } from "../../testkit/broken-pipeline.ts";
@@ -822,6 +823,31 @@ describe("the host's own account of itself", () => {
 			60_000,
 			500,
 		);
+	});
+
+	test("--status finds cron by the pid file it keeps: a cron process that runs a job is not the daemon, and --start starts it again", async () => {
+		// Each job runs in a forked process named cron: one that outlived the
+		// daemon made --status say running and --start skip it.
+		const dir = mkdtempSync(join(tmpdir(), "testfax-cron-job-"));
+		copyFileSync("/bin/sleep", join(dir, "cron"));
+		const job = Bun.spawn([join(dir, "cron"), "120"]);
+		try {
+			sh(["kill", readFileSync("/run/crond.pid", "utf8").trim()]);
+			await until(
+				() => (Bun.spawnSync([INSTALL, "--status"]).exitCode === 3 ? true : undefined),
+				10_000,
+				100,
+			);
+			expect(Bun.spawnSync([INSTALL, "--status"]).stdout.toString()).toContain(
+				"install.sh: cron NOT running\n",
+			);
+			sh([INSTALL, "--start"]);
+			expect(Bun.spawnSync([INSTALL, "--status"]).exitCode).toBe(0);
+		} finally {
+			job.kill();
+			await job.exited;
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 
 	test("--restart server restarts the API server alone, which answers again", async () => {
