@@ -1,5 +1,6 @@
 // SQLite: the schema and every statement on faxes.
 export { COMMIT_SOURCES, type CommitSource, type FreshnessSource } from "./commit-counter.ts";
+export type { CommitWatch } from "./commit-watch.ts";
 export { copyDatabase, databaseDigest } from "./copy-database.ts";
 export { openEngine, type StoreLocation } from "./engine.ts";
 export type { OriginalFile } from "./fax-originals.ts";

@@ -10,16 +10,17 @@ import { type PostgresServer, startPostgres, startStandby } from "../../testkit/
 import { startTestServer, type TestServer } from "../../testkit/server.ts";
 
 let primary: PostgresServer;
+let primaryUrl: string;
 let standby: PostgresServer;
 let store: FaxStore;
 let server: TestServer;
 
 beforeAll(async () => {
 	primary = await startPostgres();
-	const url = await primary.createDatabase();
-	store = new FaxStore(await openEngine({ databasePath: "", databaseUrl: url, busyTimeoutMs: 5000 }));
+	primaryUrl = await primary.createDatabase();
+	store = new FaxStore(await openEngine({ databasePath: "", databaseUrl: primaryUrl, busyTimeoutMs: 5000 }));
 	standby = await startStandby(primary);
-	const name = new URL(url).pathname.slice(1);
+	const name = new URL(primaryUrl).pathname.slice(1);
 	server = await startTestServer({ env: { DATABASE_URL: standby.url(name) } });
 }, 120_000);
 
@@ -72,5 +73,44 @@ test("a write on the standby fails whole and changes nothing", async () => {
 	);
 	await expect(onStandby.insert(fax("fax_Standby003"))).rejects.toThrow(/read-only|recovery/);
 	expect(onStandby.lookup("fax_Standby003", 0)).toEqual({ state: "missing" });
+	onStandby.close();
+});
+
+test("on the primary, each read of the commit count is sent after the requests it serves came, and shared by them", async () => {
+	const watch = store.watchCommits();
+	const first = watch.settle();
+	const second = watch.settle();
+	// `first` was on the wire before `second` was asked: the callers since share the next read.
+	expect(first).not.toBeNull();
+	expect(second).not.toBe(first);
+	expect(watch.settle()).toBe(second);
+	await Promise.all([first, second]);
+	const before = watch.count();
+	// Another connection's commit, as another process's.
+	const other = new FaxStore(
+		await openEngine({ databasePath: "", databaseUrl: primaryUrl, busyTimeoutMs: 5000 }),
+	);
+	await other.insert(fax("fax_Standby004"));
+	other.close();
+	await watch.settle();
+	expect(watch.count()).not.toBe(before);
+});
+
+test("on the standby, the requests of one moment share one read of the commit count, which follows the primary", async () => {
+	const onStandby = new FaxStore(
+		await openEngine({ databasePath: "", databaseUrl: server.env.DATABASE_URL ?? "", busyTimeoutMs: 1000 }),
+	);
+	const watch = onStandby.watchCommits();
+	await watch.settle();
+	const before = watch.count();
+	const settling = watch.settle();
+	expect(watch.settle()).toBe(settling);
+	await store.insert(fax("fax_Standby005"));
+	const deadline = Date.now() + 10_000;
+	while (watch.count() === before && Date.now() < deadline) {
+		await watch.settle();
+		await Bun.sleep(5);
+	}
+	expect(watch.count()).not.toBe(before);
 	onStandby.close();
 });
