@@ -12,9 +12,15 @@ export interface CommitWatch {
 	 * database cannot tell).
 	 */
 	settle(): Promise<void> | null;
+	/**
+	 * Told that the database showed a commit the count has not: the next
+	 * settle() reads the count anew, so that a list never lags a lookup the
+	 * same instance answered from the database.
+	 */
+	behind(): void;
 }
 
 /** A watch over a counter that is exact at every call (SQLite's WAL index or data_version). */
 export function exactWatch(count: () => number): CommitWatch {
-	return { count, settle: () => null };
+	return { count, settle: () => null, behind: () => {} };
 }

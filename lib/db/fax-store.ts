@@ -67,6 +67,9 @@ export interface FaxFileBytes {
 	thumbnail: Uint8Array;
 }
 
+/** Which of a fax's two files. */
+export type FaxFileKind = keyof FaxFileBytes;
+
 /** What is written with a fax's row, in its transaction (schema versions 5 to 7). */
 export interface KeptWithFax {
 	files?: FaxFileBytes;
@@ -184,6 +187,21 @@ function fileStatements(db: SqlDatabase) {
 		filesAfter: db.prepare<{ slug: string } & FaxFileBytes>(
 			`SELECT slug, pdf, thumbnail FROM fax_files WHERE slug > $after ORDER BY slug LIMIT ${FILES_PAGE}`,
 		),
+		size: {
+			pdf: db.prepare<{ size: number }>("SELECT length(pdf) AS size FROM fax_files WHERE slug = $slug"),
+			thumbnail: db.prepare<{ size: number }>(
+				"SELECT length(thumbnail) AS size FROM fax_files WHERE slug = $slug",
+			),
+		},
+		// Both engines read a slice of the value without building the rest of it.
+		slice: {
+			pdf: db.prepare<{ bytes: Uint8Array }>(
+				"SELECT substr(pdf, CAST($from AS integer), CAST($length AS integer)) AS bytes FROM fax_files WHERE slug = $slug",
+			),
+			thumbnail: db.prepare<{ bytes: Uint8Array }>(
+				"SELECT substr(thumbnail, CAST($from AS integer), CAST($length AS integer)) AS bytes FROM fax_files WHERE slug = $slug",
+			),
+		},
 	};
 }
 
@@ -252,7 +270,11 @@ export class FaxStore {
 			this.#watch =
 				watch === undefined
 					? exactWatch(() => this.changeCount())
-					: { count: () => watch.count() + this.#lock.commits, settle: () => watch.settle() };
+					: {
+							count: () => watch.count() + this.#lock.commits,
+							settle: () => watch.settle(),
+							behind: () => watch.behind(),
+						};
 		}
 		return this.#watch;
 	}
@@ -479,6 +501,16 @@ export class FaxStore {
 			page =
 				page.length < FILES_PAGE ? [] : this.#files.filesAfter.all({ after: page[page.length - 1]?.slug });
 		}
+	}
+
+	/** The size in bytes of a fax's file kept in the database; null when the database does not hold it. */
+	fileSize(slug: string, kind: FaxFileKind): number | null {
+		return this.#files.size[kind].get({ slug })?.size ?? null;
+	}
+
+	/** `length` bytes of a fax's file kept in the database, from byte `offset`; null when it is gone. */
+	fileSlice(slug: string, kind: FaxFileKind, offset: number, length: number): Uint8Array | null {
+		return this.#files.slice[kind].get({ slug, from: offset + 1, length })?.bytes ?? null;
 	}
 
 	/** Writes a consistent copy of the whole database to `path`, as a SQLite file (StoreEngine.copyTo). */

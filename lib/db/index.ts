@@ -7,6 +7,7 @@ export type { OriginalFile } from "./fax-originals.ts";
 export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
 	type FaxFileBytes,
+	type FaxFileKind,
 	FaxStore,
 	type FaxWriter,
 	type KeptWithFax,

@@ -195,6 +195,8 @@ export class RecentFaxes {
 				? REMOVED
 				: { state: "found", answer: new Representation(entry.json) };
 		const found = this.#store.lookup(slug, notBefore);
+		// Memory holds every live fax after coveredAfter: one it lacks was committed after its count.
+		if (found.state === "found" && found.fax.received_at > this.#coveredAfter) this.#commits.behind();
 		return found.state === "found"
 			? { state: "found", answer: new Representation(this.#json(found.fax)) }
 			: found;

@@ -52,6 +52,18 @@ test("a poll on the standby sees a fax committed on the primary once replayed", 
 	expect((await server.request("/api/faxes/fax_Standby001")).status).toBe(200);
 });
 
+test("once the standby's instance has shown a fax by its slug, its next list shows it too", async () => {
+	for (let i = 6; i < 16; i++) {
+		const slug = `fax_Standby${String(i).padStart(3, "0")}`;
+		await store.insert(fax(slug));
+		while ((await server.request(`/api/faxes/${slug}`)).status !== 200);
+		const listed = ((await (await server.request("/api/faxes?limit=100")).json()) as { slug: string }[]).map(
+			(row) => row.slug,
+		);
+		expect({ slug, listed: listed.includes(slug) }).toEqual({ slug, listed: true });
+	}
+});
+
 test("a wait held on the standby answers with the fax the primary commits meanwhile", async () => {
 	const current = await server.request("/api/faxes");
 	const etag = current.headers.get("etag") ?? "";

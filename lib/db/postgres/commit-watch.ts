@@ -52,6 +52,10 @@ export class PostgresCommitWatch implements CommitWatch {
 		return this.#position.count;
 	}
 
+	behind(): void {
+		this.#readAt = Number.NEGATIVE_INFINITY;
+	}
+
 	settle(): Promise<void> | null {
 		if (!this.#position.standby) return this.#after(this.#inFlight);
 		const oldest = performance.now() - STANDBY_STALENESS_MS;
