@@ -25,6 +25,7 @@ export {
 	MAX_BUSY_TIMEOUT_MS,
 	openDatabase,
 } from "./open-database.ts";
+export { isPassingPostgresFailure } from "./postgres/errors.ts";
 export { PostgresDatabase, PostgresError } from "./postgres/sync-client.ts";
 export { ImportAbandonedError, type StagedImport } from "./staged-import.ts";
 export type { StoreEngine } from "./store-engine.ts";

@@ -1,7 +1,8 @@
 // An API instance on a PostgreSQL hot standby (DATABASE_URL naming the
 // standby): it serves what the primary committed once replayed, and a held
 // `wait` wakes when the fax is replayed there, found by the fax_commits row
-// on the existing tick (LISTEN/NOTIFY is refused on a standby).
+// on the existing tick (LISTEN/NOTIFY is refused on a standby). Last, the
+// standby's PostgreSQL is stopped under the instance and started again.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { FaxStore, openEngine } from "../../lib/db/index.ts";
@@ -30,6 +31,9 @@ afterAll(async () => {
 	await standby?.stop();
 	await primary?.stop();
 });
+
+const slugsOf = async (response: Response) =>
+	((await response.json()) as { slug: string }[]).map((row) => row.slug);
 
 const fax = (slug: string): FaxRow => ({
 	slug,
@@ -126,3 +130,51 @@ test("on the standby, the requests of one moment share one read of the commit co
 	expect(watch.count()).not.toBe(before);
 	onStandby.close();
 });
+
+// 503 with Retry-After (never a crash, nor a list that may be stale given as
+// current), /readyz not ready while /healthz says alive, a held `wait`
+// outlives it, and everything answers again once PostgreSQL is back.
+test("the standby stopped under its instance: 503 with Retry-After, not ready, alive, a held wait outlives it; back: answers again", async () => {
+	const before = await server.request("/api/faxes?limit=100");
+	const listed = await slugsOf(before);
+	expect(listed).toContain("fax_Standby001");
+	expect((await server.admin("/readyz")).status).toBe(200);
+	const aborted = new AbortController();
+	const held = server
+		.request("/api/faxes?limit=100&wait=30", {
+			headers: { "if-none-match": before.headers.get("etag") ?? "" },
+			signal: aborted.signal,
+		})
+		.catch(() => null);
+	await Bun.sleep(200);
+
+	await standby.halt();
+	// The held request's tick meets the outage every 10 ms meanwhile.
+	await Bun.sleep(300);
+	for (const path of ["/api/faxes", "/api/faxes/fax_Outage0001", "/api/faxes/fax_Outage0002"]) {
+		const response = await server.request(path);
+		expect({ path, status: response.status, retryAfter: response.headers.get("retry-after") }).toEqual({
+			path,
+			status: 503,
+			retryAfter: "5",
+		});
+		expect(await response.json()).toEqual({ message: "Service Unavailable." });
+	}
+	const readiness = await server.admin("/readyz");
+	expect(readiness.status).toBe(503);
+	expect(((await readiness.json()) as { status: string }).status).toBe("unready");
+	expect((await server.admin("/healthz")).status).toBe(200);
+
+	await standby.resume();
+	await store.insert(fax("fax_Outage0002"));
+	const deadline = Date.now() + 10_000;
+	while ((await server.admin("/readyz")).status !== 200 && Date.now() < deadline) await Bun.sleep(100);
+	expect((await server.admin("/readyz")).status).toBe(200);
+	let after: string[] = [];
+	while (!after.includes("fax_Outage0002") && Date.now() < deadline)
+		after = await slugsOf(await server.request("/api/faxes?limit=100"));
+	expect(after).toEqual(["fax_Outage0002", ...listed]);
+	expect((await server.request("/api/faxes/fax_Outage0002")).status).toBe(200);
+	aborted.abort();
+	await held;
+}, 30_000);
