@@ -13,7 +13,7 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { FaxStore, openEngine } from "../../lib/db/index.ts";
-import { type Cluster, type ClusterNode, startCluster, until } from "../../testkit/cluster.ts";
+import { type ClusterNode, startCluster, until } from "../../testkit/cluster.ts";
 import { runCommand } from "../../testkit/processes.ts";
 import { startRedisServer } from "../../testkit/redis-server.ts";
 import { makeTempDir } from "../../testkit/server.ts";
