@@ -13,7 +13,7 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { FaxStore, openEngine } from "../../lib/db/index.ts";
-import { type ClusterNode, startCluster, until } from "../../testkit/cluster.ts";
+import { type Cluster, type ClusterNode, startCluster, until } from "../../testkit/cluster.ts";
 import { runCommand } from "../../testkit/processes.ts";
 import { startRedisServer } from "../../testkit/redis-server.ts";
 import { makeTempDir } from "../../testkit/server.ts";
@@ -81,21 +81,108 @@ async function deliver(env: Record<string, string>, key: string, deadline: numbe
 	return null;
 }
 
-test("a primary killed mid-ingest: nothing acknowledged is lost, standbys serve on, the old primary follows", async () => {
-	const cluster = await startCluster();
-	cleanups.push(() => cluster.stop());
-	const redis = await startRedisServer();
-	cleanups.push(() => redis.close());
-	const ingestEnv = {
+/** The environment of the host that ingests, through HAProxy; the schema made first. */
+async function ingestHostEnv(cluster: Cluster) {
+	new FaxStore(
+		await openEngine({ databasePath: "", databaseUrl: cluster.primaryUrl, busyTimeoutMs: 5000 }),
+	).close();
+	return {
 		DATABASE_URL: cluster.primaryUrl,
 		DATABASE_PATH: join(root, "unused-ingest.sqlite"),
 		STORAGE_DIR: join(root, "storage-ingest"),
 		SEED_DEMO: "0",
 		BUSY_TIMEOUT_MS: "5000",
 	};
-	new FaxStore(
-		await openEngine({ databasePath: "", databaseUrl: cluster.primaryUrl, busyTimeoutMs: 5000 }),
-	).close();
+}
+
+/** Lists on every instance every 50 ms until the returned function is called; it gives the statuses. */
+function readAlong(apis: Instance[]): () => Promise<number[]> {
+	const statuses: number[] = [];
+	let reading = true;
+	const reader = (async () => {
+		while (reading) {
+			for (const api of apis) {
+				const response = await fetch(`${api.url}/api/faxes`, { headers: UA }).catch(() => null);
+				statuses.push(response?.status ?? 0);
+				await response?.arrayBuffer();
+			}
+			await Bun.sleep(50);
+		}
+	})();
+	return async () => {
+		reading = false;
+		await reader;
+		return statuses;
+	};
+}
+
+/** A wait held on `standby` answers with a fax ingested meanwhile; returns its slug. */
+async function expectWaitWakes(standby: Instance, ingestEnv: Record<string, string>): Promise<string> {
+	const current = await fetch(`${standby.url}/api/faxes?limit=100`, { headers: UA });
+	const held = fetch(`${standby.url}/api/faxes?limit=100&wait=30`, {
+		headers: { ...UA, "if-none-match": current.headers.get("etag") ?? "" },
+	});
+	await current.arrayBuffer();
+	await Bun.sleep(300);
+	const woken = await deliver(ingestEnv, "k:wake", Date.now() + 60_000);
+	const answer = await held;
+	expect(answer.status).toBe(200);
+	expect(((await answer.json()) as { slug: string }[]).map((row) => row.slug)).toContain(woken as string);
+	return woken as string;
+}
+
+/**
+ * `api` lists exactly `expected`, and serves every file from the database as
+ * the ingesting host's instance does from its disk: the same bytes as the
+ * files ingest wrote, the same validators.
+ */
+async function expectServedAlike(
+	api: Instance,
+	ingestHost: Instance,
+	expected: string[],
+	storageDir: string,
+) {
+	const slugs = await until(
+		"every acknowledged fax on the instance",
+		async () => {
+			const list = await listed(api);
+			return expected.every((slug) => list.includes(slug)) ? list : null;
+		},
+		30_000,
+	);
+	expect(slugs.sort()).toEqual(expected);
+	for (const slug of expected) {
+		for (const file of [`${slug}.pdf`, `${slug}-thumb.jpg`]) {
+			const original = await Bun.file(join(storageDir, "faxes", file)).bytes();
+			expect(await servedFile(api, file)).toEqual(await servedFile(ingestHost, file));
+			expect((await servedFile(api, file)).hash).toBe(Bun.hash(original));
+		}
+	}
+}
+
+/** The old primary, started again, streams as a standby and has the next fax. */
+async function expectFollows(cluster: Cluster, node: ClusterNode, ingestEnv: Record<string, string>) {
+	cluster.restart(node);
+	await until("the old primary streaming as a standby", async () =>
+		(await cluster.members()).find(
+			(m) =>
+				m.name === node.name && m.role !== "leader" && m.state === "running" && typeof m.lag === "number",
+		),
+	);
+	const last = await deliver(ingestEnv, "k:last", Date.now() + 60_000);
+	const rejoined = new FaxStore(
+		await openEngine({ databasePath: "", databaseUrl: cluster.nodeUrl(node), busyTimeoutMs: 5000 }),
+	);
+	await until("the fax on the old primary", async () => rejoined.lookup(last as string, 0).state === "found");
+	rejoined.close();
+}
+
+test("a primary killed mid-ingest: nothing acknowledged is lost, standbys serve on, the old primary follows", async () => {
+	const cluster = await startCluster();
+	cleanups.push(() => cluster.stop());
+	const redis = await startRedisServer();
+	cleanups.push(() => redis.close());
+	const ingestEnv = await ingestHostEnv(cluster);
 	const members = await cluster.members();
 	const leader = cluster.nodes.find((node) => node.name === members.find((m) => m.role === "leader")?.name);
 	const standbys = cluster.nodes.filter((node) => node !== leader);
@@ -106,18 +193,7 @@ test("a primary killed mid-ingest: nothing acknowledged is lost, standbys serve 
 	const ingestHost = await apiOn(cluster.primaryUrl, ingestEnv.STORAGE_DIR, redis.url);
 
 	// Reads on both standby instances, all along.
-	const readStatuses: number[] = [];
-	let reading = true;
-	const reader = (async () => {
-		while (reading) {
-			for (const api of apis) {
-				const response = await fetch(`${api.url}/api/faxes`, { headers: UA }).catch(() => null);
-				readStatuses.push(response?.status ?? 0);
-				await response?.arrayBuffer();
-			}
-			await Bun.sleep(50);
-		}
-	})();
+	const stopReading = readAlong(apis);
 
 	const acknowledged = new Map<string, string>();
 	let next = 0;
@@ -140,66 +216,20 @@ test("a primary killed mid-ingest: nothing acknowledged is lost, standbys serve 
 	const after = await until("a new leader", async () =>
 		(await cluster.members()).find((m) => m.role === "leader" && m.name !== leader?.name),
 	);
-	reading = false;
-	await reader;
+	const readStatuses = await stopReading();
 	expect(readStatuses.filter((status) => status !== 200)).toEqual([]);
 
 	// A wait held on the instance whose node is still a standby wakes for a fax through the new primary.
 	const standby = apis[standbys.findIndex((node) => node.name !== after.name)] as Instance;
-	const current = await fetch(`${standby.url}/api/faxes?limit=100`, { headers: UA });
-	const held = fetch(`${standby.url}/api/faxes?limit=100&wait=30`, {
-		headers: { ...UA, "if-none-match": current.headers.get("etag") ?? "" },
-	});
-	await current.arrayBuffer();
-	await Bun.sleep(300);
-	const woken = await deliver(ingestEnv, "k:wake", Date.now() + 60_000);
-	const answer = await held;
-	expect(answer.status).toBe(200);
-	expect(((await answer.json()) as { slug: string }[]).map((row) => row.slug)).toContain(woken as string);
-	acknowledged.set("k:wake", woken as string);
+	acknowledged.set("k:wake", await expectWaitWakes(standby, ingestEnv));
 
 	// Re-deliveries of every key list nothing new.
 	for (const [key, slug] of acknowledged)
 		expect(await deliver(ingestEnv, key, Date.now() + 60_000)).toBe(slug);
 	const expected = [...acknowledged.values()].sort();
-	for (const api of apis) {
-		const slugs = await until(
-			"every acknowledged fax on the instance",
-			async () => {
-				const list = await listed(api);
-				return expected.every((slug) => list.includes(slug)) ? list : null;
-			},
-			30_000,
-		);
-		expect(slugs.sort()).toEqual(expected);
-		// A host that never ingested serves every file from the database as the ingesting host does from its disk.
-		for (const slug of expected) {
-			for (const file of [`${slug}.pdf`, `${slug}-thumb.jpg`]) {
-				const original = await Bun.file(join(ingestEnv.STORAGE_DIR, "faxes", file)).bytes();
-				expect(await servedFile(api, file)).toEqual(await servedFile(ingestHost, file));
-				expect((await servedFile(api, file)).hash).toBe(Bun.hash(original));
-			}
-		}
-	}
+	for (const api of apis) await expectServedAlike(api, ingestHost, expected, ingestEnv.STORAGE_DIR);
 
-	// The old primary comes back as a standby, and follows.
-	cluster.restart(leader as ClusterNode);
-	await until("the old primary streaming as a standby", async () =>
-		(await cluster.members()).find(
-			(m) =>
-				m.name === leader?.name && m.role !== "leader" && m.state === "running" && typeof m.lag === "number",
-		),
-	);
-	const last = await deliver(ingestEnv, "k:last", Date.now() + 60_000);
-	const rejoined = new FaxStore(
-		await openEngine({
-			databasePath: "",
-			databaseUrl: cluster.nodeUrl(leader as ClusterNode),
-			busyTimeoutMs: 5000,
-		}),
-	);
-	await until("the fax on the old primary", async () => rejoined.lookup(last as string, 0).state === "found");
-	rejoined.close();
+	await expectFollows(cluster, leader as ClusterNode, ingestEnv);
 	console.log(
 		`failover: ${acknowledged.size} faxes acknowledged, ingest back ${(failoverMs / 1000).toFixed(1)} s after the kill, ${readStatuses.length} reads on the standbys all 200`,
 	);
