@@ -513,6 +513,20 @@ export class FaxStore {
 		return this.#files.slice[kind].get({ slug, from: offset + 1, length })?.bytes ?? null;
 	}
 
+	/**
+	 * fileSlice for a server: on PostgreSQL read without stopping the event
+	 * loop (StoreEngine.readFileSlice), on SQLite the local read itself.
+	 */
+	async readFileSlice(
+		slug: string,
+		kind: FaxFileKind,
+		offset: number,
+		length: number,
+	): Promise<Uint8Array | null> {
+		const read = this.#engine.readFileSlice;
+		return read === undefined ? this.fileSlice(slug, kind, offset, length) : read(slug, kind, offset, length);
+	}
+
 	/** Writes a consistent copy of the whole database to `path`, as a SQLite file (StoreEngine.copyTo). */
 	copyTo(path: string): void {
 		this.#engine.copyTo(path);

@@ -15,6 +15,17 @@ export interface StoreEngine {
 	 * closed with the engine.
 	 */
 	watchCommits?(): CommitWatch;
+	/**
+	 * `length` bytes of a fax's file from byte `offset`, read without waiting
+	 * with the event loop stopped; null when the database does not hold it.
+	 * Absent where a synchronous read is local (SQLite).
+	 */
+	readFileSlice?(
+		slug: string,
+		kind: "pdf" | "thumbnail",
+		offset: number,
+		length: number,
+	): Promise<Uint8Array | null>;
 	/** Runs `work` in one read transaction: every read in it sees the same committed state. */
 	snapshot<T>(work: () => T): T;
 	/** Writes a consistent copy of the whole database to `path`, as a SQLite file. */

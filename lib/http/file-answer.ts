@@ -51,8 +51,8 @@ function rangesOf(field: string, size: number): ByteRange[] | null {
 export class StoredFile {
 	readonly size: number;
 	readonly modifiedMs: number;
-	/** The bytes from `start` to `end`, both included: a file Bun sends itself (sendfile), or a stream. */
-	readonly bytes: (start: number, end: number) => Blob | ReadableStream<Uint8Array>;
+	/** The bytes from `start` to `end`, both included: a file Bun sends itself (sendfile), a stream, or bytes read. */
+	readonly bytes: (start: number, end: number) => Blob | ReadableStream<Uint8Array> | Promise<Blob>;
 
 	constructor(size: number, modifiedMs: number, bytes: StoredFile["bytes"]) {
 		this.size = size;
@@ -106,7 +106,7 @@ export function fileBody(
 	type: string,
 	request: Request,
 	set: AnswerSet,
-): Blob | ReadableStream<Uint8Array> | string {
+): Blob | ReadableStream<Uint8Array> | Promise<Blob> | string {
 	const { etag, lastModified, modifiedSecond } = validatorsOf(file);
 	set.headers.etag = etag;
 	set.headers["last-modified"] = lastModified;
@@ -135,6 +135,6 @@ export function fileBody(
 function bytesOf(file: StoredFile, start: number, end: number, type: string, set: AnswerSet) {
 	set.headers["content-type"] = type;
 	const body = file.bytes(start, end);
-	if (!(body instanceof Blob)) set.headers["content-length"] = String(end - start + 1);
+	if (body instanceof ReadableStream) set.headers["content-length"] = String(end - start + 1);
 	return body;
 }

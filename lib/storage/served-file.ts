@@ -16,10 +16,10 @@ function databaseBytes(store: FaxStore, slug: string, kind: FaxFileKind, start: 
 	let offset = start;
 	return new ReadableStream<Uint8Array>(
 		{
-			pull(controller) {
+			async pull(controller) {
 				if (offset > end) return controller.close();
 				const length = Math.min(DATABASE_CHUNK_BYTES, end + 1 - offset);
-				const bytes = store.fileSlice(slug, kind, offset, length);
+				const bytes = await store.readFileSlice(slug, kind, offset, length);
 				if (bytes === null || bytes.length !== length) {
 					return controller.error(new Error(`the ${kind} of ${slug} is gone from the database`));
 				}
@@ -59,6 +59,8 @@ export async function servedFaxFile(
 	return new StoredFile(size, modifiedMs, (start, end) => {
 		if (end - start + 1 > DATABASE_CHUNK_BYTES) return databaseBytes(store, fax.slug, kind, start, end);
 		// One read, as a Blob: Bun sends its Content-Length, which it drops for a stream (Workarounds).
-		return new Blob([store.fileSlice(fax.slug, kind, start, end - start + 1) ?? new Uint8Array()]);
+		return store
+			.readFileSlice(fax.slug, kind, start, end - start + 1)
+			.then((bytes) => new Blob([bytes ?? new Uint8Array()]));
 	});
 }

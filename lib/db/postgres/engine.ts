@@ -4,6 +4,7 @@ import { sqliteEngine } from "../sqlite-engine.ts";
 import type { StoreEngine } from "../store-engine.ts";
 import type { WriteTransactions } from "../write-lock.ts";
 import { type CommitPosition, POSITION_SQL, PostgresCommitWatch } from "./commit-watch.ts";
+import { FileReader } from "./file-reader.ts";
 import { migratePostgres } from "./schema.ts";
 import { PostgresDatabase, PostgresError } from "./sync-client.ts";
 
@@ -60,6 +61,7 @@ export function openPostgresEngine(url: string, busyTimeoutMs: number): StoreEng
 	}
 	const commits = db.prepare<{ n: number }>("SELECT n FROM fax_commits");
 	let watch: PostgresCommitWatch | undefined;
+	let files: FileReader | undefined;
 	const position = (): CommitPosition => {
 		const row = db.run(POSITION_SQL).rows[0];
 		return { count: Number(row?.n ?? 0), standby: row?.standby === true };
@@ -71,6 +73,10 @@ export function openPostgresEngine(url: string, busyTimeoutMs: number): StoreEng
 		watchCommits() {
 			watch ??= new PostgresCommitWatch(url, position());
 			return watch;
+		},
+		readFileSlice(slug, kind, offset, length) {
+			files ??= new FileReader(url);
+			return files.slice(slug, kind, offset, length);
 		},
 		snapshot(work) {
 			db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -93,6 +99,7 @@ export function openPostgresEngine(url: string, busyTimeoutMs: number): StoreEng
 		},
 		close() {
 			watch?.close();
+			files?.close();
 			db.close();
 		},
 	};
