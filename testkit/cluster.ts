@@ -152,15 +152,11 @@ function psql(dir: string, port: number, sql: string): void {
 	if (result.exitCode !== 0) throw new Error(`psql: ${result.stderr.toString()}`);
 }
 
-/**
- * Three PostgreSQL 15 nodes under Patroni (deploy/cluster/patroni-node.sh),
- * one etcd member (deploy/cluster/etcd.sh), HAProxy in front
- * (deploy/cluster/haproxy-config.sh), all on free loopback ports; the fax
- * database `faxes` owned by `testfax`, with its schema.
- */
-export async function startCluster(): Promise<Cluster> {
-	const dir = tempDir();
-	const etcd = await startEtcd(dir);
+/** The three nodes' Patroni started on free ports; resolves with the first leader once all stream. */
+async function startNodes(
+	dir: string,
+	etcdHosts: string,
+): Promise<{ nodes: ClusterNode[]; leader: ClusterNode }> {
 	const nodes: ClusterNode[] = [];
 	for (const name of ["node1", "node2", "node3"]) {
 		nodes.push({
@@ -171,7 +167,7 @@ export async function startCluster(): Promise<Cluster> {
 			patroni: null,
 		});
 	}
-	for (const node of nodes) node.patroni = spawnPatroni(dir, node, etcd.hosts);
+	for (const node of nodes) node.patroni = spawnPatroni(dir, node, etcdHosts);
 	const ready = (list: Member[]) =>
 		list.length === 3 &&
 		list.some((m) => m.role === "leader" && m.state === "running") &&
@@ -187,43 +183,62 @@ export async function startCluster(): Promise<Cluster> {
 		240_000,
 	);
 	const leader = nodes.find((node) => node.name === first.find((m) => m.role === "leader")?.name);
-	psql(dir, leader?.pgPort ?? 0, "CREATE DATABASE faxes OWNER testfax");
-	const haproxy = await startHaproxy(dir, nodes);
-	const url = (port: number) => `postgres://testfax:${FAX_PASSWORD}@127.0.0.1:${port}/faxes`;
-	// HAProxy counts every node up until its first checks say otherwise:
-	// round robin over three, six new connections in a row on the primary
-	// mean the standbys are out.
+	if (leader === undefined) throw new Error("no leader among the nodes");
+	return { nodes, leader };
+}
+
+/** Runs `check` on a new connection to `url`; false when it cannot connect or fails. */
+function probe(url: string, check: (db: PostgresDatabase) => boolean): boolean {
+	const db = new PostgresDatabase(url);
+	try {
+		return check(db);
+	} catch {
+		return false;
+	} finally {
+		db.close();
+	}
+}
+
+/**
+ * HAProxy counts every node up until its first checks say otherwise: round
+ * robin over three, six new connections in a row on the primary mean the
+ * standbys are out.
+ */
+async function untilOnlyPrimary(url: string): Promise<void> {
 	let onPrimary = 0;
 	await until(
 		"HAProxy leading to the primary only",
 		async () => {
-			const probe = new PostgresDatabase(url(haproxy.port));
-			try {
-				const primary = probe.run("SELECT pg_is_in_recovery() AS standby").rows[0]?.standby === false;
-				onPrimary = primary ? onPrimary + 1 : 0;
-			} catch {
-				onPrimary = 0;
-			} finally {
-				probe.close();
-			}
+			const primary = probe(
+				url,
+				(db) => db.run("SELECT pg_is_in_recovery() AS standby").rows[0]?.standby === false,
+			);
+			onPrimary = primary ? onPrimary + 1 : 0;
 			return onPrimary >= 6;
 		},
 		30_000,
 	);
+}
+
+/**
+ * Three PostgreSQL 15 nodes under Patroni (deploy/cluster/patroni-node.sh),
+ * one etcd member (deploy/cluster/etcd.sh), HAProxy in front
+ * (deploy/cluster/haproxy-config.sh), all on free loopback ports; the fax
+ * database `faxes` owned by `testfax`, with its schema.
+ */
+export async function startCluster(): Promise<Cluster> {
+	const dir = tempDir();
+	const etcd = await startEtcd(dir);
+	const { nodes, leader } = await startNodes(dir, etcd.hosts);
+	psql(dir, leader.pgPort, "CREATE DATABASE faxes OWNER testfax");
+	const haproxy = await startHaproxy(dir, nodes);
+	const url = (port: number) => `postgres://testfax:${FAX_PASSWORD}@127.0.0.1:${port}/faxes`;
+	await untilOnlyPrimary(url(haproxy.port));
 	// Each standby has the database once it has replayed its creation.
 	for (const node of nodes) {
 		await until(
 			`the fax database on ${node.name}`,
-			async () => {
-				const db = new PostgresDatabase(url(node.pgPort));
-				try {
-					return db.run("SELECT 1 AS ok").rows.length === 1;
-				} catch {
-					return false;
-				} finally {
-					db.close();
-				}
-			},
+			async () => probe(url(node.pgPort), (db) => db.run("SELECT 1 AS ok").rows.length === 1),
 			60_000,
 		);
 	}

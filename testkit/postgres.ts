@@ -14,6 +14,10 @@ export interface PostgresServer {
 	url(name?: string): string;
 	/** A new empty database on this server; returns its URL. */
 	createDatabase(): Promise<string>;
+	/** Stops the server (a fast shutdown), keeping its data: PostgreSQL is gone until resume(). */
+	halt(): Promise<void>;
+	/** Starts the halted server again, on the same port and data. */
+	resume(): Promise<void>;
 	/** Stops the server (a fast shutdown) and removes its folder. */
 	stop(): Promise<void>;
 }
@@ -52,9 +56,12 @@ export function tempDir(): string {
 	return dir;
 }
 
-/** Runs postgres on the data in `dir`/data until it answers, as the test's server. */
-async function launch(dir: string, settings: string[]): Promise<PostgresServer> {
-	const port = await freePort();
+/** Runs postgres on the data in `dir`/data on `port` until it answers. */
+async function spawnPostgres(
+	dir: string,
+	port: number,
+	settings: string[],
+): Promise<Bun.Subprocess<"ignore", "ignore", "pipe">> {
 	const options = ["listen_addresses=127.0.0.1", `unix_socket_directories=${dir}`, "fsync=off", ...settings];
 	const child = Bun.spawn(
 		[
@@ -79,30 +86,48 @@ async function launch(dir: string, settings: string[]): Promise<PostgresServer> 
 		}
 		await Bun.sleep(50);
 	}
+	return child;
+}
+
+async function psql(dir: string, port: number, sql: string): Promise<void> {
+	await run([
+		join(POSTGRES_BIN, "psql"),
+		"-h",
+		dir,
+		"-p",
+		String(port),
+		"-U",
+		user,
+		"-d",
+		"postgres",
+		"-qc",
+		sql,
+	]);
+}
+
+/** Runs postgres on the data in `dir`/data until it answers, as the test's server. */
+async function launch(dir: string, settings: string[]): Promise<PostgresServer> {
+	const port = await freePort();
+	let child = await spawnPostgres(dir, port, settings);
 	const url = (name = "postgres") => `postgres://${user}@127.0.0.1:${port}/${name}`;
+	const halt = async () => {
+		child.kill("SIGINT");
+		await child.exited;
+	};
 	return {
 		port,
 		url,
 		async createDatabase() {
 			const name = `faxes_${process.pid}_${++databases}`;
-			await run([
-				join(POSTGRES_BIN, "psql"),
-				"-h",
-				dir,
-				"-p",
-				String(port),
-				"-U",
-				user,
-				"-d",
-				"postgres",
-				"-qc",
-				`CREATE DATABASE ${name}`,
-			]);
+			await psql(dir, port, `CREATE DATABASE ${name}`);
 			return url(name);
 		},
+		halt,
+		async resume() {
+			child = await spawnPostgres(dir, port, settings);
+		},
 		async stop() {
-			child.kill("SIGINT");
-			await child.exited;
+			await halt();
 			rmSync(dir, { recursive: true, force: true });
 		},
 	};

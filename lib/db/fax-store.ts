@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { type FaxRow, storedSenderKey } from "../fax/index.ts";
 import type { CommitSource, FreshnessSource } from "./commit-counter.ts";
+import { type CommitWatch, exactWatch } from "./commit-watch.ts";
 import { FaxOriginals, type OriginalFile } from "./fax-originals.ts";
 import type { SqlDatabase, SqlStatement as Statement } from "./sql.ts";
 import { sqliteEngine } from "./sqlite-engine.ts";
@@ -66,6 +67,9 @@ export interface FaxFileBytes {
 	thumbnail: Uint8Array;
 }
 
+/** Which of a fax's two files. */
+export type FaxFileKind = keyof FaxFileBytes;
+
 /** What is written with a fax's row, in its transaction (schema versions 5 to 7). */
 export interface KeptWithFax {
 	files?: FaxFileBytes;
@@ -92,43 +96,127 @@ const FILES_PAGE = 20;
 // Faxes purged per step; a purge commits every BATCH_MS.
 const PURGE_STEP = 100;
 
-/** All reads and writes of faxes go through here, as prepared statements. */
+/** Writes a fax's row and what is kept with it. */
 function keep(writer: FaxWriter, fax: FaxRow, kept: KeptWithFax): void {
 	writer.insert(fax, kept.files);
 	if (kept.report !== undefined) writer.report(fax.slug, kept.report);
 	if (kept.original !== undefined) writer.original(fax.slug, kept.original);
 }
 
+const STORED = `id, ${COLUMNS}, sender_key`;
+
+/** The statements that answer the API's reads. */
+function readStatements(db: SqlDatabase) {
+	return {
+		list: {
+			any: db.prepare<FaxRow>(LIST_SQL.any),
+			unknown: db.prepare<FaxRow>(LIST_SQL.unknown),
+			key: db.prepare<FaxRow>(LIST_SQL.key),
+		} satisfies { [K in keyof typeof LIST_SQL]: Statement<FaxRow> },
+		bySlug: db.prepare<FaxRow & { id: number }>(
+			`SELECT id, ${COLUMNS} FROM faxes WHERE slug = $slug AND ${VISIBLE}`,
+		),
+		isRemoved: db.prepare<{ removed_at: number }>(
+			`SELECT removed_at FROM removed_faxes WHERE slug = $slug AND ${visibleRows("removed_faxes")}`,
+		),
+		// Hidden rows count too: an import being loaded has taken its slugs.
+		slugUsed: db.prepare(
+			"SELECT 1 FROM faxes WHERE slug = $slug UNION ALL SELECT 1 FROM removed_faxes WHERE slug = $slug",
+		),
+		hasRow: db.prepare("SELECT 1 FROM faxes WHERE slug = $slug"),
+		receiptSlug: db.prepare<{ slug: string }>("SELECT slug FROM receipts WHERE key = $key"),
+		reportBySlug: db.prepare<{ report: string }>("SELECT report FROM fax_reports WHERE slug = $slug"),
+		anyRow: db.prepare("SELECT 1 FROM faxes UNION ALL SELECT 1 FROM removed_faxes LIMIT 1"),
+	};
+}
+
+/** The statements lib/recent follows the committed faxes by: insertions, removals, publications. */
+function changeStatements(db: SqlDatabase) {
+	return {
+		newest: db.prepare<StoredFax>(
+			`SELECT ${STORED} FROM faxes WHERE received_at > $after AND ${VISIBLE} ORDER BY received_at DESC, id DESC LIMIT $limit`,
+		),
+		insertedAfter: db.prepare<StoredFax>(
+			`SELECT ${STORED} FROM faxes WHERE id > $id AND received_at > $after AND ${VISIBLE} ORDER BY id`,
+		),
+		lastId: db.prepare<{ id: number }>("SELECT coalesce(max(id), 0) AS id FROM faxes"),
+		removalsAfter: db.prepare<Removal>("SELECT seq, slug FROM removed_faxes WHERE seq > $seq ORDER BY seq"),
+		lastRemoval: db.prepare<{ seq: number }>("SELECT coalesce(max(seq), 0) AS seq FROM removed_faxes"),
+		publicationsAfter: db.prepare<Publication>(
+			"SELECT published_seq AS seq, id AS importId FROM fax_imports WHERE published_seq > $seq ORDER BY published_seq",
+		),
+		lastPublication: db.prepare<{ seq: number }>(
+			"SELECT coalesce(max(published_seq), 0) AS seq FROM fax_imports",
+		),
+		importedFaxes: db.prepare<StoredFax>(
+			`SELECT ${STORED} FROM faxes WHERE received_at > $after AND import_id = $importId AND id <= $upToId`,
+		),
+	};
+}
+
+/** The statements of write transactions. */
+function writeStatements(db: SqlDatabase) {
+	return {
+		insert: db.prepare(
+			`INSERT INTO faxes (slug, source, sender, sender_key, received_at, page_count, file_size)
+			 VALUES ($slug, $source, $sender, $sender_key, $received_at, $page_count, $file_size)`,
+		),
+		delete: db.prepare(`DELETE FROM faxes WHERE slug = $slug AND ${VISIBLE}`),
+		tombstone: db.prepare(
+			"INSERT INTO removed_faxes (slug, removed_at) VALUES ($slug, $removed_at) ON CONFLICT DO NOTHING",
+		),
+		expired: db.prepare<{ slug: string }>(
+			`SELECT slug FROM faxes WHERE received_at < $cutoff AND ${VISIBLE} LIMIT $limit`,
+		),
+		addReceipt: db.prepare("INSERT INTO receipts (key, slug) VALUES ($key, $slug)"),
+		addReport: db.prepare("INSERT INTO fax_reports (slug, report) VALUES ($slug, $report)"),
+		addFiles: db.prepare(
+			`INSERT INTO fax_files (slug, pdf, thumbnail) VALUES ($slug, $pdf, $thumbnail)
+			 ON CONFLICT (slug) DO UPDATE SET pdf = excluded.pdf, thumbnail = excluded.thumbnail`,
+		),
+	};
+}
+
+/** The statements on the files' bytes kept beside the rows. */
+function fileStatements(db: SqlDatabase) {
+	return {
+		unarchived: db.prepare<{ slug: string }>(
+			`SELECT slug FROM faxes WHERE slug > $after AND file_size IS NOT NULL
+			 AND NOT EXISTS (SELECT 1 FROM fax_files WHERE fax_files.slug = faxes.slug) ORDER BY slug LIMIT $limit`,
+		),
+		filesAfter: db.prepare<{ slug: string } & FaxFileBytes>(
+			`SELECT slug, pdf, thumbnail FROM fax_files WHERE slug > $after ORDER BY slug LIMIT ${FILES_PAGE}`,
+		),
+		size: {
+			pdf: db.prepare<{ size: number }>("SELECT length(pdf) AS size FROM fax_files WHERE slug = $slug"),
+			thumbnail: db.prepare<{ size: number }>(
+				"SELECT length(thumbnail) AS size FROM fax_files WHERE slug = $slug",
+			),
+		},
+		// Both engines read a slice of the value without building the rest of it.
+		slice: {
+			pdf: db.prepare<{ bytes: Uint8Array }>(
+				"SELECT substr(pdf, CAST($from AS integer), CAST($length AS integer)) AS bytes FROM fax_files WHERE slug = $slug",
+			),
+			thumbnail: db.prepare<{ bytes: Uint8Array }>(
+				"SELECT substr(thumbnail, CAST($from AS integer), CAST($length AS integer)) AS bytes FROM fax_files WHERE slug = $slug",
+			),
+		},
+	};
+}
+
+/** All reads and writes of faxes go through here, as prepared statements. */
 export class FaxStore {
 	readonly #engine: StoreEngine;
-	readonly #list: { [K in keyof typeof LIST_SQL]: Statement<FaxRow> };
-	readonly #bySlug: Statement<FaxRow & { id: number }>;
-	readonly #isRemoved: Statement<{ removed_at: number }>;
-	readonly #slugUsed: Statement;
-	readonly #hasRow: Statement;
-	readonly #insert: Statement;
-	readonly #delete: Statement;
-	readonly #tombstone: Statement;
-	readonly #expired: Statement<{ slug: string }>;
-	readonly #newest: Statement<StoredFax>;
-	readonly #insertedAfter: Statement<StoredFax>;
-	readonly #lastId: Statement<{ id: number }>;
-	readonly #removalsAfter: Statement<Removal>;
-	readonly #lastRemoval: Statement<{ seq: number }>;
-	readonly #publicationsAfter: Statement<Publication>;
-	readonly #lastPublication: Statement<{ seq: number }>;
-	readonly #importedFaxes: Statement<StoredFax>;
-	readonly #receiptSlug: Statement<{ slug: string }>;
-	readonly #addReceipt: Statement;
-	readonly #reportBySlug: Statement<{ report: string }>;
-	readonly #addFiles: Statement;
+	readonly #read: ReturnType<typeof readStatements>;
+	readonly #changes: ReturnType<typeof changeStatements>;
+	readonly #write: ReturnType<typeof writeStatements>;
+	readonly #files: ReturnType<typeof fileStatements>;
 	readonly #lock: WriteLock;
 	readonly #writer: FaxWriter;
 	readonly #imports: ImportStatements;
-	readonly #unarchived: Statement<{ slug: string }>;
-	readonly #filesAfter: Statement<{ slug: string } & FaxFileBytes>;
-	readonly #anyRow: Statement;
 	readonly #originals: FaxOriginals;
+	#watch: CommitWatch | undefined;
 
 	/**
 	 * On a bun:sqlite database, or an engine (engine.ts); `commitSource`
@@ -138,77 +226,19 @@ export class FaxStore {
 		const engine = isStoreEngine(database) ? database : sqliteEngine(database, options);
 		const db = engine.sql;
 		this.#engine = engine;
-		this.#list = {
-			any: db.prepare(LIST_SQL.any),
-			unknown: db.prepare(LIST_SQL.unknown),
-			key: db.prepare(LIST_SQL.key),
-		};
-		this.#bySlug = db.prepare(`SELECT id, ${COLUMNS} FROM faxes WHERE slug = $slug AND ${VISIBLE}`);
-		this.#isRemoved = db.prepare(
-			`SELECT removed_at FROM removed_faxes WHERE slug = $slug AND ${visibleRows("removed_faxes")}`,
-		);
-		// Hidden rows count too: an import being loaded has taken its slugs.
-		this.#slugUsed = db.prepare(
-			"SELECT 1 FROM faxes WHERE slug = $slug UNION ALL SELECT 1 FROM removed_faxes WHERE slug = $slug",
-		);
-		this.#hasRow = db.prepare("SELECT 1 FROM faxes WHERE slug = $slug");
-		this.#insert = db.prepare(
-			`INSERT INTO faxes (slug, source, sender, sender_key, received_at, page_count, file_size)
-			 VALUES ($slug, $source, $sender, $sender_key, $received_at, $page_count, $file_size)`,
-		);
-		this.#delete = db.prepare(`DELETE FROM faxes WHERE slug = $slug AND ${VISIBLE}`);
-		this.#tombstone = db.prepare(
-			"INSERT INTO removed_faxes (slug, removed_at) VALUES ($slug, $removed_at) ON CONFLICT DO NOTHING",
-		);
-		this.#expired = db.prepare(
-			`SELECT slug FROM faxes WHERE received_at < $cutoff AND ${VISIBLE} LIMIT $limit`,
-		);
-		const stored = `id, ${COLUMNS}, sender_key`;
-		this.#newest = db.prepare(
-			`SELECT ${stored} FROM faxes WHERE received_at > $after AND ${VISIBLE} ORDER BY received_at DESC, id DESC LIMIT $limit`,
-		);
-		this.#insertedAfter = db.prepare(
-			`SELECT ${stored} FROM faxes WHERE id > $id AND received_at > $after AND ${VISIBLE} ORDER BY id`,
-		);
-		this.#lastId = db.prepare("SELECT coalesce(max(id), 0) AS id FROM faxes");
-		this.#removalsAfter = db.prepare("SELECT seq, slug FROM removed_faxes WHERE seq > $seq ORDER BY seq");
-		this.#lastRemoval = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM removed_faxes");
-		this.#publicationsAfter = db.prepare(
-			"SELECT published_seq AS seq, id AS importId FROM fax_imports WHERE published_seq > $seq ORDER BY published_seq",
-		);
-		this.#lastPublication = db.prepare("SELECT coalesce(max(published_seq), 0) AS seq FROM fax_imports");
-		this.#importedFaxes = db.prepare(
-			`SELECT ${stored} FROM faxes WHERE received_at > $after AND import_id = $importId AND id <= $upToId`,
-		);
-		this.#receiptSlug = db.prepare("SELECT slug FROM receipts WHERE key = $key");
-		this.#addReceipt = db.prepare("INSERT INTO receipts (key, slug) VALUES ($key, $slug)");
-		this.#reportBySlug = db.prepare("SELECT report FROM fax_reports WHERE slug = $slug");
-		this.#addFiles = db.prepare(
-			`INSERT INTO fax_files (slug, pdf, thumbnail) VALUES ($slug, $pdf, $thumbnail)
-			 ON CONFLICT (slug) DO UPDATE SET pdf = excluded.pdf, thumbnail = excluded.thumbnail`,
-		);
+		this.#read = readStatements(db);
+		this.#changes = changeStatements(db);
+		this.#write = writeStatements(db);
+		this.#files = fileStatements(db);
 		this.#lock = new WriteLock(engine.transactions);
 		this.#imports = new ImportStatements(db);
-		this.#unarchived = db.prepare(
-			`SELECT slug FROM faxes WHERE slug > $after AND file_size IS NOT NULL
-			 AND NOT EXISTS (SELECT 1 FROM fax_files WHERE fax_files.slug = faxes.slug) ORDER BY slug LIMIT $limit`,
-		);
-		this.#filesAfter = db.prepare(
-			`SELECT slug, pdf, thumbnail FROM fax_files WHERE slug > $after ORDER BY slug LIMIT ${FILES_PAGE}`,
-		);
-		this.#anyRow = db.prepare("SELECT 1 FROM faxes UNION ALL SELECT 1 FROM removed_faxes LIMIT 1");
 		this.#originals = new FaxOriginals(db);
-		this.#writer = this.#makeWriter(db);
+		this.#writer = this.#makeWriter();
 	}
 
-	#makeWriter(db: SqlDatabase): FaxWriter {
-		const [insert, tombstone, addFiles, originals] = [
-			this.#insert,
-			this.#tombstone,
-			this.#addFiles,
-			this.#originals,
-		];
-		const addReport = db.prepare("INSERT INTO fax_reports (slug, report) VALUES ($slug, $report)");
+	#makeWriter(): FaxWriter {
+		const { insert, tombstone, addFiles, addReport } = this.#write;
+		const originals = this.#originals;
 		return {
 			insert: (fax, files) => {
 				insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
@@ -230,6 +260,25 @@ export class FaxStore {
 		return this.#engine.commits.count() + this.#lock.commits;
 	}
 
+	/**
+	 * What a server reads instead of changeCount before answering: the same
+	 * count, with what it costs kept off the request path (commit-watch.ts).
+	 */
+	watchCommits(): CommitWatch {
+		if (this.#watch === undefined) {
+			const watch = this.#engine.watchCommits?.();
+			this.#watch =
+				watch === undefined
+					? exactWatch(() => this.changeCount())
+					: {
+							count: () => watch.count() + this.#lock.commits,
+							settle: () => watch.settle(),
+							behind: () => watch.behind(),
+						};
+		}
+		return this.#watch;
+	}
+
 	/** How changeCount learns of commits (CommitCounter.source). */
 	get commitSource(): FreshnessSource {
 		return this.#engine.commits.source;
@@ -247,37 +296,37 @@ export class FaxStore {
 
 	/** The newest live faxes received after `after` (Unix seconds), newest first. */
 	newestFaxes(after: number, limit: number): StoredFax[] {
-		return this.#newest.all({ after, limit });
+		return this.#changes.newest.all({ after, limit });
 	}
 
 	/** Live faxes inserted after the one with id `id` and received after `after`, in insertion order. */
 	faxesInsertedAfter(id: number, after: number): StoredFax[] {
-		return this.#insertedAfter.all({ id, after });
+		return this.#changes.insertedAfter.all({ id, after });
 	}
 
 	/** The id of the latest inserted fax, shown or still hidden by its import; 0 when there is none. */
 	lastFaxId(): number {
-		return this.#lastId.get()?.id ?? 0;
+		return this.#changes.lastId.get()?.id ?? 0;
 	}
 
 	/** Removals after the one numbered `seq`, in the order they happened. */
 	removalsAfter(seq: number): Removal[] {
-		return this.#removalsAfter.all({ seq });
+		return this.#changes.removalsAfter.all({ seq });
 	}
 
 	/** The number of the latest removal; 0 when there is none. */
 	lastRemoval(): number {
-		return this.#lastRemoval.get()?.seq ?? 0;
+		return this.#changes.lastRemoval.get()?.seq ?? 0;
 	}
 
 	/** Large imports published after the one numbered `seq`, in the order they were. */
 	publicationsAfter(seq: number): Publication[] {
-		return this.#publicationsAfter.all({ seq });
+		return this.#changes.publicationsAfter.all({ seq });
 	}
 
 	/** The number of the latest published large import; 0 when there is none. */
 	lastPublication(): number {
-		return this.#lastPublication.get()?.seq ?? 0;
+		return this.#changes.lastPublication.get()?.seq ?? 0;
 	}
 
 	/**
@@ -285,34 +334,34 @@ export class FaxStore {
 	 * `upToId`: those a reader skipped while they were hidden.
 	 */
 	importedFaxes(importId: number, after: number, upToId: number): StoredFax[] {
-		return this.#importedFaxes.all({ importId, after, upToId });
+		return this.#changes.importedFaxes.all({ importId, after, upToId });
 	}
 
 	list(query: ListQuery): FaxRow[] {
 		const { after, sender, limit } = query;
-		if (sender.kind === "key") return this.#list.key.all({ after, limit, key: sender.key });
-		return this.#list[sender.kind].all({ after, limit });
+		if (sender.kind === "key") return this.#read.list.key.all({ after, limit, key: sender.key });
+		return this.#read.list[sender.kind].all({ after, limit });
 	}
 
 	/** A fax by slug; `notBefore` is the retention cutoff, older faxes count as removed. */
 	lookup(slug: string, notBefore: number): Lookup {
-		const fax = this.#bySlug.get({ slug });
+		const fax = this.#read.bySlug.get({ slug });
 		if (fax) {
 			if (fax.received_at < notBefore) return { state: "removed" };
 			const { id: _id, ...row } = fax;
 			return { state: "found", fax: row };
 		}
-		return this.#isRemoved.get({ slug }) ? { state: "removed" } : { state: "missing" };
+		return this.#read.isRemoved.get({ slug }) ? { state: "removed" } : { state: "missing" };
 	}
 
 	/** True when a row has the slug, shown or still hidden by its import. */
 	hasRow(slug: string): boolean {
-		return this.#hasRow.get({ slug }) !== null;
+		return this.#read.hasRow.get({ slug }) !== null;
 	}
 
 	/** True when the slug was ever used, live, removed or being imported: slugs are never reused. */
 	slugTaken(slug: string): boolean {
-		return this.#slugUsed.get({ slug }) !== null;
+		return this.#read.slugUsed.get({ slug }) !== null;
 	}
 
 	/**
@@ -325,12 +374,12 @@ export class FaxStore {
 
 	/** The transmission report (JSON) kept with a fax; null when it has none (an import, an older row). */
 	report(slug: string): string | null {
-		return this.#reportBySlug.get({ slug })?.report ?? null;
+		return this.#read.reportBySlug.get({ slug })?.report ?? null;
 	}
 
 	/** The slug of the fax a receiver handed over under `key`, live or removed since; null when none was. */
 	receiptSlug(key: string): string | null {
-		return this.#receiptSlug.get({ key })?.slug ?? null;
+		return this.#read.receiptSlug.get({ key })?.slug ?? null;
 	}
 
 	/**
@@ -340,9 +389,9 @@ export class FaxStore {
 	 */
 	insertReceived(fax: FaxRow, key: string, kept: KeptWithFax = {}): Promise<string> {
 		return this.#lock.run(() => {
-			const earlier = this.#receiptSlug.get({ key });
+			const earlier = this.#read.receiptSlug.get({ key });
 			if (earlier !== null) return earlier.slug;
-			this.#addReceipt.run({ key, slug: fax.slug });
+			this.#write.addReceipt.run({ key, slug: fax.slug });
 			keep(this.#writer, fax, kept);
 			return fax.slug;
 		});
@@ -359,7 +408,7 @@ export class FaxStore {
 
 	/** The file as received of a live fax listed as not processable; null when none is kept. */
 	original(slug: string): { fax: FaxRow; file: OriginalFile } | null {
-		const found = this.#bySlug.get({ slug });
+		const found = this.#read.bySlug.get({ slug });
 		const file = found === null ? null : this.#originals.get(slug);
 		if (found === null || file === null) return null;
 		const { id: _id, ...fax } = found;
@@ -374,8 +423,8 @@ export class FaxStore {
 	 */
 	relist(replaced: string, fax: FaxRow, kept: KeptWithFax, removedAt: number): Promise<boolean> {
 		return this.#lock.run(() => {
-			if (this.#delete.run({ slug: replaced }).changes === 0) return false;
-			this.#tombstone.run({ slug: replaced, removed_at: removedAt });
+			if (this.#write.delete.run({ slug: replaced }).changes === 0) return false;
+			this.#write.tombstone.run({ slug: replaced, removed_at: removedAt });
 			keep(this.#writer, fax, kept);
 			this.#originals.moveReceipts(replaced, fax.slug);
 			return true;
@@ -385,8 +434,8 @@ export class FaxStore {
 	/** Removal on request; false when no live fax has this slug. */
 	remove(slug: string, removedAt: number): Promise<boolean> {
 		return this.#lock.run(() => {
-			if (this.#delete.run({ slug }).changes === 0) return false;
-			this.#tombstone.run({ slug, removed_at: removedAt });
+			if (this.#write.delete.run({ slug }).changes === 0) return false;
+			this.#write.tombstone.run({ slug, removed_at: removedAt });
 			return true;
 		});
 	}
@@ -400,10 +449,10 @@ export class FaxStore {
 		const slugs: string[] = [];
 		await this.#lock.runInBatches({
 			step: () => {
-				const expired = this.#expired.all({ cutoff, limit: PURGE_STEP });
+				const expired = this.#write.expired.all({ cutoff, limit: PURGE_STEP });
 				for (const { slug } of expired) {
-					this.#delete.run({ slug });
-					this.#tombstone.run({ slug, removed_at: removedAt });
+					this.#write.delete.run({ slug });
+					this.#write.tombstone.run({ slug, removed_at: removedAt });
 					slugs.push(slug);
 				}
 				return expired.length === PURGE_STEP;
@@ -432,25 +481,50 @@ export class FaxStore {
 	 * or stored before schema 5), in slug order after `after`.
 	 */
 	unarchivedSlugs(after: string, limit: number): string[] {
-		return this.#unarchived.all({ after, limit }).map((row) => row.slug);
+		return this.#files.unarchived.all({ after, limit }).map((row) => row.slug);
 	}
 
 	/** Keeps a live fax's files' bytes beside its row; false when the row is gone meanwhile. */
 	archiveFiles(slug: string, files: FaxFileBytes): Promise<boolean> {
 		return this.#lock.run(() => {
-			if (this.#hasRow.get({ slug }) === null) return false;
-			this.#addFiles.run({ slug, pdf: files.pdf, thumbnail: files.thumbnail });
+			if (this.#read.hasRow.get({ slug }) === null) return false;
+			this.#write.addFiles.run({ slug, pdf: files.pdf, thumbnail: files.thumbnail });
 			return true;
 		});
 	}
 
 	/** Every fax's files' bytes, one fax at a time (a restore writes them back to disk). */
 	*archivedFiles(): Generator<{ slug: string } & FaxFileBytes> {
-		let page = this.#filesAfter.all({ after: "" });
+		let page = this.#files.filesAfter.all({ after: "" });
 		while (page.length > 0) {
 			yield* page;
-			page = page.length < FILES_PAGE ? [] : this.#filesAfter.all({ after: page[page.length - 1]?.slug });
+			page =
+				page.length < FILES_PAGE ? [] : this.#files.filesAfter.all({ after: page[page.length - 1]?.slug });
 		}
+	}
+
+	/** The size in bytes of a fax's file kept in the database; null when the database does not hold it. */
+	fileSize(slug: string, kind: FaxFileKind): number | null {
+		return this.#files.size[kind].get({ slug })?.size ?? null;
+	}
+
+	/** `length` bytes of a fax's file kept in the database, from byte `offset`; null when it is gone. */
+	fileSlice(slug: string, kind: FaxFileKind, offset: number, length: number): Uint8Array | null {
+		return this.#files.slice[kind].get({ slug, from: offset + 1, length })?.bytes ?? null;
+	}
+
+	/**
+	 * fileSlice for a server: on PostgreSQL read without stopping the event
+	 * loop (StoreEngine.readFileSlice), on SQLite the local read itself.
+	 */
+	async readFileSlice(
+		slug: string,
+		kind: FaxFileKind,
+		offset: number,
+		length: number,
+	): Promise<Uint8Array | null> {
+		const read = this.#engine.readFileSlice;
+		return read === undefined ? this.fileSlice(slug, kind, offset, length) : read(slug, kind, offset, length);
 	}
 
 	/** Writes a consistent copy of the whole database to `path`, as a SQLite file (StoreEngine.copyTo). */
@@ -459,7 +533,7 @@ export class FaxStore {
 	}
 
 	isEmpty(): boolean {
-		return this.#anyRow.get() === null;
+		return this.#read.anyRow.get() === null;
 	}
 
 	/** Closes the database connection. */

@@ -1,11 +1,13 @@
 // SQLite: the schema and every statement on faxes.
 export { COMMIT_SOURCES, type CommitSource, type FreshnessSource } from "./commit-counter.ts";
+export type { CommitWatch } from "./commit-watch.ts";
 export { copyDatabase, databaseDigest } from "./copy-database.ts";
 export { openEngine, type StoreLocation } from "./engine.ts";
 export type { OriginalFile } from "./fax-originals.ts";
 export { FaxStats, type ReceivedCounts } from "./fax-stats.ts";
 export {
 	type FaxFileBytes,
+	type FaxFileKind,
 	FaxStore,
 	type FaxWriter,
 	type KeptWithFax,
@@ -23,6 +25,7 @@ export {
 	MAX_BUSY_TIMEOUT_MS,
 	openDatabase,
 } from "./open-database.ts";
+export { isPassingPostgresFailure } from "./postgres/errors.ts";
 export { PostgresDatabase, PostgresError } from "./postgres/sync-client.ts";
 export { ImportAbandonedError, type StagedImport } from "./staged-import.ts";
 export type { StoreEngine } from "./store-engine.ts";

@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
 import type { CommitCounter } from "./commit-counter.ts";
+import type { CommitWatch } from "./commit-watch.ts";
 import type { SqlDatabase } from "./sql.ts";
 import type { WriteTransactions } from "./write-lock.ts";
 
@@ -8,6 +9,23 @@ export interface StoreEngine {
 	readonly sql: SqlDatabase;
 	readonly transactions: WriteTransactions;
 	readonly commits: CommitCounter;
+	/**
+	 * A server's watch over commits, where reading `commits` costs a round trip
+	 * to a database server; absent where `commits` is a local read. Made once,
+	 * closed with the engine.
+	 */
+	watchCommits?(): CommitWatch;
+	/**
+	 * `length` bytes of a fax's file from byte `offset`, read without waiting
+	 * with the event loop stopped; null when the database does not hold it.
+	 * Absent where a synchronous read is local (SQLite).
+	 */
+	readFileSlice?(
+		slug: string,
+		kind: "pdf" | "thumbnail",
+		offset: number,
+		length: number,
+	): Promise<Uint8Array | null>;
 	/** Runs `work` in one read transaction: every read in it sees the same committed state. */
 	snapshot<T>(work: () => T): T;
 	/** Writes a consistent copy of the whole database to `path`, as a SQLite file. */

@@ -7,7 +7,7 @@ import { clientKeyOf } from "./client-key.ts";
 import { emptySlugAnswer, emptySlugPaths } from "./empty-slug.ts";
 import { errorAnswers } from "./error-answers.ts";
 import { fileAsSetAdapter } from "./file-adapter.ts";
-import { fileBody } from "./file-answer.ts";
+import { fileBody, StoredFile } from "./file-answer.ts";
 import { hostIndependentAdapter } from "./host-independent-adapter.ts";
 import { httpDateNow } from "./http-date.ts";
 import { ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
@@ -51,7 +51,7 @@ function answerBody(answer: RouteAnswer, request: Request, set: AnswerSet) {
 	if (answer.headers) Object.assign(set.headers, answer.headers);
 	const { body } = answer;
 	if (body instanceof Representation) return negotiatedBody(body, request, set, answer.type ?? JSON_TYPE);
-	if (body instanceof Blob) return fileBody(body, answer.type ?? JSON_TYPE, request, set);
+	if (body instanceof StoredFile) return fileBody(body, answer.type ?? JSON_TYPE, request, set);
 	set.headers["content-type"] = answer.type ?? JSON_TYPE;
 	return body;
 }

@@ -1,4 +1,3 @@
-import type { BunFile } from "bun";
 import { noneMatchHits } from "../representation/index.ts";
 
 interface AnswerSet {
@@ -43,11 +42,30 @@ function rangesOf(field: string, size: number): ByteRange[] | null {
 	return ranges;
 }
 
+/**
+ * A file the CDN path answers with, wherever its bytes are: on this host's
+ * disk, or in the database. Its validators come from `modifiedMs` and its
+ * size, which every host reads alike from the database, so two hosts give one
+ * file the same ETag and Last-Modified whichever of them has it on disk.
+ */
+export class StoredFile {
+	readonly size: number;
+	readonly modifiedMs: number;
+	/** The bytes from `start` to `end`, both included: a file Bun sends itself (sendfile), a stream, or bytes read. */
+	readonly bytes: (start: number, end: number) => Blob | ReadableStream<Uint8Array> | Promise<Blob>;
+
+	constructor(size: number, modifiedMs: number, bytes: StoredFile["bytes"]) {
+		this.size = size;
+		this.modifiedMs = modifiedMs;
+		this.bytes = bytes;
+	}
+}
+
 /** The file's validators: an ETag from its modification time and size, and its modification time. */
-function validatorsOf(file: BunFile): { etag: string; lastModified: string; modifiedSecond: number } {
-	const modifiedSecond = Math.floor(file.lastModified / 1000);
+function validatorsOf(file: StoredFile): { etag: string; lastModified: string; modifiedSecond: number } {
+	const modifiedSecond = Math.floor(file.modifiedMs / 1000);
 	return {
-		etag: `"${Math.floor(file.lastModified).toString(16)}-${file.size.toString(16)}"`,
+		etag: `"${Math.floor(file.modifiedMs).toString(16)}-${file.size.toString(16)}"`,
 		lastModified: new Date(modifiedSecond * 1000).toUTCString(),
 		modifiedSecond,
 	};
@@ -80,9 +98,15 @@ function rangeAllowed(request: Request, etag: string, lastModified: string): boo
  * `Last-Modified`. Only GET reads `Range` (RFC 9110 section 14.2), and a
  * request for more than one range gets the whole file: a 200 is always a
  * valid answer to a Range, and a file of a few pages is no cheaper in parts.
- * Bun sends a file body from the file (sendfile).
+ * Bun sends a file body from the file (sendfile); a stream's length is set
+ * here, so it is sent with Content-Length rather than in chunks.
  */
-export function fileBody(file: BunFile, type: string, request: Request, set: AnswerSet): Blob | string {
+export function fileBody(
+	file: StoredFile,
+	type: string,
+	request: Request,
+	set: AnswerSet,
+): Blob | ReadableStream<Uint8Array> | Promise<Blob> | string {
 	const { etag, lastModified, modifiedSecond } = validatorsOf(file);
 	set.headers.etag = etag;
 	set.headers["last-modified"] = lastModified;
@@ -102,10 +126,15 @@ export function fileBody(file: BunFile, type: string, request: Request, set: Ans
 			return "";
 		}
 		set.status = 206;
-		set.headers["content-type"] = type;
 		set.headers["content-range"] = `bytes ${start}-${end}/${file.size}`;
-		return file.slice(start, end + 1, type);
+		return bytesOf(file, start, end, type, set);
 	}
+	return bytesOf(file, 0, file.size - 1, type, set);
+}
+
+function bytesOf(file: StoredFile, start: number, end: number, type: string, set: AnswerSet) {
 	set.headers["content-type"] = type;
-	return file;
+	const body = file.bytes(start, end);
+	if (body instanceof ReadableStream) set.headers["content-length"] = String(end - start + 1);
+	return body;
 }

@@ -7,6 +7,7 @@ export {
 	REPRESENTATION_HEADERS,
 } from "./answer-schemas.ts";
 export { type AppOptions, createAdminApp, createApp } from "./app.ts";
+export { StoredFile } from "./file-answer.ts";
 export { EMPTY_MESSAGE, ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 export { oneWriteBody, oneWriteReady } from "./one-write-adapter.ts";
 export {

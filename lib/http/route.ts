@@ -1,10 +1,10 @@
 import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
-import type { BunFile } from "bun";
 import type { SendTo } from "../config.ts";
 import type { FaxStore } from "../db/index.ts";
 import type { HeldLists, HoldableRequest } from "../hold/index.ts";
 import type { RecentFaxes } from "../recent/index.ts";
 import type { Representation } from "../representation/index.ts";
+import type { StoredFile } from "./file-answer.ts";
 import { createQueryValidator } from "./query.ts";
 
 /** What the routes of the admin listener report on. */
@@ -67,7 +67,7 @@ export interface RouteAnswer {
 	 * ETag, compressed as the request accepts, or 304 to a matching If-None-Match.
 	 * A file is answered with its validators and byte ranges (lib/http/file-answer.ts).
 	 */
-	body: string | BunFile | Representation;
+	body: string | StoredFile | Representation;
 	/** Content-Type; JSON when absent. */
 	type?: string;
 	/** Further headers of this answer. */

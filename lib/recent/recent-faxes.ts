@@ -1,4 +1,4 @@
-import type { FaxStore, ListQuery, StoredFax } from "../db/index.ts";
+import type { CommitWatch, FaxStore, ListQuery, StoredFax } from "../db/index.ts";
 import type { FaxRow } from "../fax/index.ts";
 import { Representation } from "../representation/index.ts";
 import { type Entry, firstAfter, isBefore, mergeEntries, newestJson } from "./entries.ts";
@@ -51,11 +51,13 @@ const ANSWER_OVERHEAD_CHARS = 64;
  * does for a slug not held here.
  *
  * Every answer starts by asking whether anything was committed since the
- * last one (FaxStore.changeCount: one read of SQLite's WAL index header); if
- * so, the rows inserted since (by id, which is never reused) and the removals
- * recorded since (by their number) are read in one snapshot and applied. A
- * commit by another process is therefore seen by the very next request,
- * without any full reload. A large import writes its rows hidden and shows
+ * last one (FaxStore.watchCommits: on SQLite one read of its WAL index
+ * header); if so, the rows inserted since (by id, which is never reused) and
+ * the removals recorded since (by their number) are read in one snapshot and
+ * applied. On PostgreSQL the count is read asynchronously: a request first
+ * awaits `settle()` (lib/db/postgres/commit-watch.ts). A commit by another
+ * process is therefore seen by the very next request (on a hot standby, once
+ * replayed and at most one tick later), without any full reload. A large import writes its rows hidden and shows
  * them all at once when it is published: their ids were passed over while
  * hidden, so the rows of each import published since are read by import.
  *
@@ -66,6 +68,7 @@ const ANSWER_OVERHEAD_CHARS = 64;
  */
 export class RecentFaxes {
 	readonly #store: FaxStore;
+	readonly #commits: CommitWatch;
 	readonly #json: (row: FaxRow) => string;
 	readonly #windowSeconds: number;
 	readonly #maxEntries: number;
@@ -95,7 +98,8 @@ export class RecentFaxes {
 		this.#windowSeconds = options.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
 		this.#maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
 		this.#coveredAfter = nowSeconds - this.#windowSeconds;
-		this.#changeCount = store.changeCount();
+		this.#commits = store.watchCommits();
+		this.#changeCount = this.#commits.count();
 		store.snapshot(() => {
 			this.#lastId = store.lastFaxId();
 			this.#lastRemoval = store.lastRemoval();
@@ -125,9 +129,28 @@ export class RecentFaxes {
 		this.#onChange = listener;
 	}
 
-	/** Applies what other processes committed since the last request, without answering one. */
+	/**
+	 * Null when memory may answer a request arriving now; else a promise that
+	 * resolves once the commit count holds every commit it must see.
+	 */
+	settle(): Promise<void> | null {
+		return this.#commits.settle();
+	}
+
+	/**
+	 * Applies what other processes committed since the last request, without
+	 * answering one. A database that cannot answer is left to the next
+	 * request, which meets the same failure and answers it (503).
+	 */
 	catchUp(nowSeconds: number): void {
-		this.#sync(nowSeconds);
+		const apply = () => {
+			try {
+				this.#sync(nowSeconds);
+			} catch {}
+		};
+		const settling = this.#commits.settle();
+		if (settling === null) apply();
+		else settling.then(apply, () => {});
 	}
 
 	/** The JSON array the list answers, newest first. */
@@ -172,13 +195,15 @@ export class RecentFaxes {
 				? REMOVED
 				: { state: "found", answer: new Representation(entry.json) };
 		const found = this.#store.lookup(slug, notBefore);
+		// Memory holds every live fax after coveredAfter: one it lacks was committed after its count.
+		if (found.state === "found" && found.fax.received_at > this.#coveredAfter) this.#commits.behind();
 		return found.state === "found"
 			? { state: "found", answer: new Representation(this.#json(found.fax)) }
 			: found;
 	}
 
 	#sync(nowSeconds: number): void {
-		const changeCount = this.#store.changeCount();
+		const changeCount = this.#commits.count();
 		if (changeCount !== this.#changeCount) {
 			this.#forgetAnswers();
 			// Taken as seen only once applied: a refresh that failed is tried again by the next request.

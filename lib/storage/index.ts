@@ -9,3 +9,4 @@ export {
 export { archiveFaxFiles } from "./file-archive.ts";
 export { purgeExpired } from "./purge.ts";
 export { schedulePurge } from "./purge-schedule.ts";
+export { DATABASE_CHUNK_BYTES, servedFaxFile } from "./served-file.ts";

@@ -16,7 +16,8 @@ function pageAnswer(status: number, page: HtmlPage): RouteAnswer {
  * API answers, and the transmission report ingest kept with it (lib/report).
  * Not rate limited: people open it, not scripts.
  */
-export const route = definePlainRoute(({ params, now }, { faxes, store, sendTo }) => {
+export const route = definePlainRoute(async ({ params, now }, { faxes, store, sendTo }) => {
+	await faxes.settle();
 	const slug = params.slug ?? "";
 	const found = isSlugShape(slug)
 		? faxes.lookup(slug, retentionCutoff(now), now)

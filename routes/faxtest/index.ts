@@ -30,7 +30,8 @@ function filterOf(from: string | null): { filter: LiveFilter; sender: SenderFilt
  * limited: the page itself is one request, and its script's requests to the
  * API are counted there.
  */
-export const route = definePlainRoute(({ search, now }, { faxes, cdnOrigin, sendTo }) => {
+export const route = definePlainRoute(async ({ search, now }, { faxes, cdnOrigin, sendTo }) => {
+	await faxes.settle();
 	const { filter, sender } = filterOf(new URLSearchParams(search).get("from"));
 	const answer = faxes.list({ after: now - WINDOW_SECONDS, sender, limit: LIMIT }, now);
 	const page = livePage(

@@ -156,10 +156,12 @@ const LENGTH = "the body's length";
 /** The policy of a fax page, checked against the page: exactly its own inline style and script. */
 const PAGE_POLICY = "the page's own";
 const PDF = "%PDF-1.4 a received file\n";
-const MODIFIED = new Date("2026-01-02T03:04:05Z");
+// A file's validators are its fax's received_at (faxRecord's: a minute ago) and its size, not its time on disk.
+const WRITTEN = new Date("2026-01-02T03:04:05Z");
+const RECEIVED_MS = (NOW_SECONDS - 60) * 1000;
 const FILE_VALIDATORS: [string, string][] = [
-	["etag", `"${MODIFIED.getTime().toString(16)}-${PDF.length.toString(16)}"`],
-	["last-modified", "Fri, 02 Jan 2026 03:04:05 GMT"],
+	["etag", `"${RECEIVED_MS.toString(16)}-${PDF.length.toString(16)}"`],
+	["last-modified", new Date(RECEIVED_MS).toUTCString()],
 ];
 const RECEIVED_FILE: [string, string][] = [
 	["content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox"],
@@ -292,7 +294,7 @@ test("every kind of answer besides the API's: pages, docs, descriptions, receive
 	const files = join(server.storageDir, "faxes");
 	for (const name of ["fax_one.pdf", "fax_one-thumb.jpg"]) {
 		await Bun.write(join(files, name), PDF);
-		utimesSync(join(files, name), MODIFIED, MODIFIED);
+		utimesSync(join(files, name), WRITTEN, WRITTEN);
 	}
 	for (const [method, path, headers, status, own] of kinds) {
 		const response = await server.request(path, { method, headers, decompress: false });

@@ -1,6 +1,7 @@
 import { workerData } from "node:worker_threads";
 import { SQL } from "bun";
 import type { BridgeReply, BridgeRequest, BridgeSetup } from "./bridge-protocol.ts";
+import { asPostgresError } from "./errors.ts";
 
 // PostgreSQL's type oid of int8: Bun.SQL gives it as a string, the store's
 // numbers (ids, Unix seconds, counts) are well inside 2^53.
@@ -35,8 +36,8 @@ async function answer(request: BridgeRequest): Promise<BridgeReply> {
 		const rows = (await sql.unsafe(request.text, request.params)) as unknown as Result;
 		return { id, rows: numbersOf(rows), changes: rows.count ?? 0 };
 	} catch (error) {
-		const { message, errno, code } = error as { message: string; errno?: string; code?: string };
-		return { id, error: { message, code: errno ?? code ?? "" } };
+		const { message, code } = asPostgresError(error);
+		return { id, error: { message, code } };
 	}
 }
 

@@ -3,6 +3,8 @@ import { openDatabase } from "../open-database.ts";
 import { sqliteEngine } from "../sqlite-engine.ts";
 import type { StoreEngine } from "../store-engine.ts";
 import type { WriteTransactions } from "../write-lock.ts";
+import { type CommitPosition, POSITION_SQL, PostgresCommitWatch } from "./commit-watch.ts";
+import { FileReader } from "./file-reader.ts";
 import { migratePostgres } from "./schema.ts";
 import { PostgresDatabase, PostgresError } from "./sync-client.ts";
 
@@ -58,10 +60,24 @@ export function openPostgresEngine(url: string, busyTimeoutMs: number): StoreEng
 		throw error;
 	}
 	const commits = db.prepare<{ n: number }>("SELECT n FROM fax_commits");
+	let watch: PostgresCommitWatch | undefined;
+	let files: FileReader | undefined;
+	const position = (): CommitPosition => {
+		const row = db.run(POSITION_SQL).rows[0];
+		return { count: Number(row?.n ?? 0), standby: row?.standby === true };
+	};
 	const engine: StoreEngine = {
 		sql: db,
 		transactions: new PostgresTransactions(db, busyTimeoutMs),
 		commits: { source: "commit-row", count: () => commits.get()?.n ?? 0 },
+		watchCommits() {
+			watch ??= new PostgresCommitWatch(url, position());
+			return watch;
+		},
+		readFileSlice(slug, kind, offset, length) {
+			files ??= new FileReader(url);
+			return files.slice(slug, kind, offset, length);
+		},
 		snapshot(work) {
 			db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 			try {
@@ -81,7 +97,11 @@ export function openPostgresEngine(url: string, busyTimeoutMs: number): StoreEng
 				target.close();
 			}
 		},
-		close: () => db.close(),
+		close() {
+			watch?.close();
+			files?.close();
+			db.close();
+		},
 	};
 	return engine;
 }

@@ -1,15 +1,9 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { SqlDatabase, SqlParams, SqlStatement } from "../sql.ts";
 import type { BridgeCall, BridgeReply, BridgeSetup } from "./bridge-protocol.ts";
+import { PostgresError } from "./errors.ts";
 
-/** An error PostgreSQL answered with; `code` is its SQLSTATE. */
-export class PostgresError extends Error {
-	readonly code: string;
-	constructor(message: string, code: string) {
-		super(message);
-		this.code = code;
-	}
-}
+export { PostgresError };
 
 // Longest wait for one answer: past it the server or the network is taken for gone.
 const ANSWER_TIMEOUT_MS = 60_000;

@@ -31,9 +31,10 @@ export const route = defineEndpoint({
 			},
 		},
 	},
-	get({ params, now }, { faxes }) {
+	async get({ params, now }, { faxes }) {
 		const slug = params.slug ?? "";
 		if (!isSlugShape(slug)) return missing;
+		await faxes.settle();
 		const found = faxes.lookup(slug, retentionCutoff(now), now);
 		if (found.state === "found") return { status: 200, body: found.answer };
 		return found.state === "removed" ? gone : missing;

@@ -105,7 +105,8 @@ export const route = defineEndpoint({
 			200: { description: "The matching faxes, newest first; `[]` when none matches.", body: FaxListSchema },
 		},
 	},
-	get({ query, now, hold }, { faxes, heldLists }) {
+	async get({ query, now, hold }, { faxes, heldLists }) {
+		await faxes.settle();
 		const sender = senderFilter(query.from);
 		const limit = query.limit ?? DEFAULT_LIMIT;
 		const answerAt = (seconds: number) => faxes.list(listQuery(query.since, sender, limit, seconds), seconds);

@@ -7,7 +7,7 @@ import {
 	RECEIVED_FILE_POLICY,
 	type RouteAnswer,
 } from "../../../lib/http/index.ts";
-import { faxFilePaths } from "../../../lib/storage/index.ts";
+import { servedFaxFile } from "../../../lib/storage/index.ts";
 
 const FILE_NAME = /^(fax_[A-Za-z0-9]+)(\.pdf|-thumb\.jpg)$/;
 const TYPES: Record<string, string> = { ".pdf": "application/pdf", "-thumb.jpg": "image/jpeg" };
@@ -27,9 +27,12 @@ const busy: RouteAnswer = {
  *
  * The file is the one received, as it was received, so it is sent as a
  * sandboxed document (RECEIVED_FILE_POLICY), to be shown, under its own name.
- * Bun sends it with sendfile(2) as the client's socket takes it (with its
- * validators and ranges: lib/http/file-answer.ts), so a slow client costs neither memory nor
- * time of the event loop, only its connection and an open file. Those are
+ * From this host's STORAGE_DIR, Bun sends it with sendfile(2) as the client's
+ * socket takes it (with its validators and ranges: lib/http/file-answer.ts),
+ * so a slow client costs neither memory nor time of the event loop, only its
+ * connection and an open file. A host without the file on disk (a standby's,
+ * one that never ingested) sends it from the database a chunk at a time
+ * (lib/storage/served-file.ts), with the same validators. Downloads are
  * bounded: a download is refused while CDN_MAX_DOWNLOADS requests are in
  * flight. Bun reports no download's end to the app, but it counts every
  * request until its answer is sent, and API answers take a millisecond, so
@@ -43,9 +46,8 @@ export const route = definePlainRoute(
 		const found = store.lookup(slug, retentionCutoff(now));
 		if (found.state !== "found" || found.fax.page_count === null) return missing;
 		if (inFlight() > maxDownloads) return busy;
-		const paths = faxFilePaths(storageDir, slug);
-		const file = Bun.file(suffix === ".pdf" ? paths.pdf : paths.thumbnail);
-		if (!(await file.exists())) return missing;
+		const file = await servedFaxFile(store, storageDir, found.fax, suffix === ".pdf" ? "pdf" : "thumbnail");
+		if (file === null) return missing;
 		return {
 			status: 200,
 			body: file,

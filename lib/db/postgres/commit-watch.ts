@@ -1,0 +1,125 @@
+import { SQL } from "bun";
+import type { CommitWatch } from "../commit-watch.ts";
+import { asPostgresError, PostgresError } from "./errors.ts";
+
+/**
+ * On a hot standby, a request is answered with a commit count read at most
+ * this long before it arrived: what the tick of the held lists waits between
+ * two looks (lib/hold), on top of the replication delay every standby has.
+ */
+export const STANDBY_STALENESS_MS = 10;
+// A check not answered in this long fails the requests waiting for it (503);
+// the next request tries again.
+const CHECK_TIMEOUT_MS = 5_000;
+
+/** fax_commits and the node's role, as one check reads them. */
+export interface CommitPosition {
+	count: number;
+	standby: boolean;
+}
+
+export const POSITION_SQL = "SELECT n, pg_is_in_recovery() AS standby FROM fax_commits";
+
+interface Check {
+	sentAt: number;
+	done: Promise<void>;
+}
+
+/**
+ * The fax_commits row read asynchronously, on a connection of its own in the
+ * server's thread (Bun.SQL), so that no request waits with the event loop
+ * stopped. Checks are shared: on a primary, every request waits for a check
+ * sent after it arrived, and all the requests that arrive while one check is
+ * on the wire share the next; on a standby, a check sent less than
+ * STANDBY_STALENESS_MS before a request serves it without waiting.
+ */
+export class PostgresCommitWatch implements CommitWatch {
+	readonly #sql: SQL;
+	#position: CommitPosition;
+	/** When the check that read #position was sent (performance.now). */
+	#readAt: number;
+	#inFlight: Check | null = null;
+	#queued: Promise<void> | null = null;
+
+	/** `first`: the position read by the caller just now, before anything it answers from. */
+	constructor(url: string, first: CommitPosition) {
+		this.#sql = new SQL(url, { max: 1, idleTimeout: 0, connectionTimeout: 10 });
+		this.#position = first;
+		this.#readAt = performance.now();
+	}
+
+	count(): number {
+		return this.#position.count;
+	}
+
+	behind(): void {
+		this.#readAt = Number.NEGATIVE_INFINITY;
+	}
+
+	settle(): Promise<void> | null {
+		if (!this.#position.standby) return this.#after(this.#inFlight);
+		const oldest = performance.now() - STANDBY_STALENESS_MS;
+		if (this.#readAt >= oldest) return null;
+		const inFlight = this.#inFlight;
+		if (inFlight !== null && inFlight.sentAt >= oldest) return inFlight.done;
+		return this.#after(inFlight);
+	}
+
+	/** A check sent once `inFlight` (sent before the caller came) is answered: the callers since share it. */
+	#after(inFlight: Check | null): Promise<void> {
+		if (inFlight === null) return this.#send().done;
+		if (this.#queued === null) {
+			const next = () => {
+				this.#queued = null;
+				return this.#send().done;
+			};
+			this.#queued = inFlight.done.then(next, next);
+		}
+		return this.#queued;
+	}
+
+	#send(): Check {
+		const sentAt = performance.now();
+		const check: Check = { sentAt, done: this.#read(sentAt) };
+		this.#inFlight = check;
+		// Failures reach the requests that wait; a check nobody waits for fails quietly.
+		check.done.then(
+			() => this.#finished(check),
+			() => this.#finished(check),
+		);
+		return check;
+	}
+
+	#finished(check: Check): void {
+		if (this.#inFlight === check) this.#inFlight = null;
+	}
+
+	async #read(sentAt: number): Promise<void> {
+		let timer: Timer | undefined;
+		const timeout = new Promise<never>((_, reject) => {
+			timer = setTimeout(
+				() => reject(new PostgresError(`PostgreSQL did not answer in ${CHECK_TIMEOUT_MS / 1000} s`, "08006")),
+				CHECK_TIMEOUT_MS,
+			);
+		});
+		const query = this.#sql.unsafe(POSITION_SQL);
+		// A query that ends after its timeout has no one to tell.
+		query.catch(() => {});
+		try {
+			const rows = await Promise.race([query, timeout]);
+			const row = (rows as { n: string | number; standby: boolean }[])[0];
+			if (sentAt >= this.#readAt) {
+				this.#position = { count: Number(row?.n ?? 0), standby: row?.standby === true };
+				this.#readAt = sentAt;
+			}
+		} catch (error) {
+			throw asPostgresError(error);
+		} finally {
+			clearTimeout(timer);
+		}
+	}
+
+	close(): void {
+		this.#sql.close().catch(() => {});
+	}
+}
