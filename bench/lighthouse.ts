@@ -5,12 +5,16 @@
  * with the mobile preset and the desktop one. Prints the four category
  * scores of each run and the audits that cost points; exits 1 when
  * accessibility or best practices is under 100, SEO under 90, or the mobile
- * performance of /docs under 90. Not in CI: about 6 minutes.
+ * performance of /docs under 90. Performance follows the machine's load
+ * (Lighthouse scales what it observes by 4 for a phone), so /docs on mobile
+ * is run LIGHTHOUSE_RUNS times and judged by its median, as Lighthouse's own
+ * guidance on variability advises; each line shows Lighthouse's
+ * benchmarkIndex and the load average beside it. Not in CI: about 8 minutes.
  * Options (environment): CHROMIUM_PATH (/usr/bin/chromium), LIGHTHOUSE_PAGES
- * (comma-separated paths, the three above by default).
+ * (comma-separated paths, the three above by default), LIGHTHOUSE_RUNS (3).
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../testkit/ports.ts";
 import { startServerProcess } from "../testkit/server-process.ts";
@@ -21,6 +25,7 @@ const LIGHTHOUSE = join(import.meta.dir, "../node_modules/lighthouse/cli/index.j
 const PAGES = (process.env.LIGHTHOUSE_PAGES ?? "/faxtest,/faxtest/fax_DemoPhone01,/docs").split(",");
 const PRESETS = ["mobile", "desktop"] as const;
 const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
+const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3);
 // As tests start Chromium: as root, without its sandbox.
 const CHROME_FLAGS =
 	"--headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking";
@@ -35,6 +40,7 @@ interface Audit {
 interface Report {
 	categories: Record<Category, { score: number; auditRefs: { id: string; weight: number }[] }>;
 	audits: Record<string, Audit>;
+	environment: { benchmarkIndex: number };
 }
 interface Run {
 	path: string;
@@ -70,6 +76,27 @@ function lostAudits(report: Report, category: Category): string[] {
 		.map(({ id, audit }) => `${category}: ${id} ${audit?.score} ${audit?.displayValue ?? ""}`.trim());
 }
 
+/** The run of median performance among `runs` of one page and preset. */
+function medianRun(runs: Run[]): Run {
+	const sorted = [...runs].sort((a, b) => a.scores.performance - b.scores.performance);
+	return sorted[Math.floor(sorted.length / 2)] ?? (runs[0] as Run);
+}
+
+/** Runs one page with one preset, prints its scores, and returns them. */
+async function measure(path: string, preset: Run["preset"]): Promise<Run> {
+	const report = await lighthouse(`${base}${path}`, preset);
+	const scores = Object.fromEntries(
+		CATEGORIES.map((category) => [category, Math.round(report.categories[category].score * 100)]),
+	) as Record<Category, number>;
+	const lost = CATEGORIES.flatMap((category) => lostAudits(report, category));
+	const machine = `benchmarkIndex ${Math.round(report.environment.benchmarkIndex)}, load ${loadavg()[0]?.toFixed(1)}`;
+	console.log(
+		`${path} | ${preset} | ${CATEGORIES.map((category) => scores[category]).join(" | ")} | ${machine}`,
+	);
+	for (const line of lost) console.log(`    ${line}`);
+	return { path, preset, scores, lost };
+}
+
 function failures(run: Run): string[] {
 	const name = `${run.path} (${run.preset})`;
 	const found: string[] = [];
@@ -99,22 +126,15 @@ try {
 	console.log(
 		`Lighthouse ${(await Bun.file(join(LIGHTHOUSE, "../../package.json")).json()).version}, ${base}`,
 	);
-	console.log("page | preset | performance | accessibility | best practices | SEO");
+	console.log("page | preset | performance | accessibility | best practices | SEO | machine");
 	for (const path of PAGES) {
 		for (const preset of PRESETS) {
-			const report = await lighthouse(`${base}${path}`, preset);
-			const scores = Object.fromEntries(
-				CATEGORIES.map((category) => [category, Math.round(report.categories[category].score * 100)]),
-			) as Record<Category, number>;
-			const run = {
-				path,
-				preset,
-				scores,
-				lost: CATEGORIES.flatMap((category) => lostAudits(report, category)),
-			};
+			const repeat = path === "/docs" && preset === "mobile" ? RUNS : 1;
+			const these: Run[] = [];
+			for (let round = 0; round < repeat; round++) these.push(await measure(path, preset));
+			const run = medianRun(these);
+			if (repeat > 1) console.log(`    median performance of ${repeat} runs: ${run.scores.performance}`);
 			runs.push(run);
-			console.log(`${path} | ${preset} | ${CATEGORIES.map((category) => scores[category]).join(" | ")}`);
-			for (const line of run.lost) console.log(`    ${line}`);
 		}
 	}
 } finally {
