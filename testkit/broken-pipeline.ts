@@ -28,9 +28,12 @@ export interface CheckoutCopy {
  * optional native package (@img/sharp-linux-x64): under Debian 12's Node 18,
  * or after a failed download, npm exits 0 without it. Nothing is mocked: sharp
  * itself (copied, so it resolves its packages here) really fails to load.
- * Every other package is this checkout's own, by symlink.
+ * Every other package is this checkout's own, by symlink. Without
+ * `wasmFallback` the tree is npm 10's and later's, which leave out
+ * @img/sharp-wasm32; with it, Debian 12's npm 9.2's, which installs it, so
+ * that sharp falls back to it (and its first call never returns under Bun).
  */
-export function checkoutWithoutSharpBinary(): CheckoutCopy {
+export function checkoutWithoutSharpBinary({ wasmFallback = false } = {}): CheckoutCopy {
 	const dir = makeTempDir();
 	for (const name of COPIED) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
 	const modules = join(dir, "node_modules");
@@ -41,7 +44,7 @@ export function checkoutWithoutSharpBinary(): CheckoutCopy {
 		else symlinkSync(join(ROOT, "node_modules", name), join(modules, name));
 	}
 	for (const name of readdirSync(join(ROOT, "node_modules/@img"))) {
-		if (!name.startsWith("sharp-linux-"))
+		if (!name.startsWith("sharp-linux-") && (wasmFallback || name !== "sharp-wasm32"))
 			symlinkSync(join(ROOT, "node_modules/@img", name), join(modules, "@img", name));
 	}
 	return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };

@@ -18,11 +18,17 @@ export class PipelineUnavailableError extends Error {
 
 export type PipelinePart = "sharp" | "PDFium";
 
+const WASM_FALLBACK = "its native package is missing, and its WebAssembly fallback does not run under Bun";
+
 // Each part is proven by doing what the pipeline does with it: a native
 // module can import and still fail at its first call.
 const LOADERS: Record<PipelinePart, () => Promise<unknown>> = {
 	async sharp() {
 		const { default: sharp } = await import("sharp");
+		// Without its native package sharp falls back to its WebAssembly build
+		// when npm installed that (Debian 12's npm 9.2 does), whose first call
+		// blocks a Bun process for ever: refused before any call.
+		if ("emscripten" in sharp.versions) throw new Error(WASM_FALLBACK);
 		const background = { r: 255, g: 255, b: 255 };
 		return sharp({ create: { width: 1, height: 1, channels: 3, background } })
 			.jpeg()

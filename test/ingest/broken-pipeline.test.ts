@@ -117,6 +117,28 @@ describe("a host whose document pipeline does not load", () => {
 		expect((await listed())[0]?.page_count).toBe(2);
 	});
 
+	test("with sharp's WebAssembly fallback installed (Debian's npm 9.2), fax check and the hand-over end, in one line; the fax waits", async () => {
+		// Without its native package sharp falls back to @img/sharp-wasm32, whose first call never returns under Bun.
+		const wasm = checkoutWithoutSharpBinary({ wasmFallback: true });
+		try {
+			const queued = join(makeTempDir(), "fax000000903.tif");
+			copyFileSync(TIFF, queued);
+			const before = (await listed()).length;
+			const [check, waiting] = await Promise.all([faxIn(wasm.dir, ["check"]), handOver(wasm.dir, queued)]);
+			const fault =
+				"the document pipeline cannot load sharp: its native package is missing, and its WebAssembly fallback does not run under Bun";
+			expect(check).toEqual({ code: 1, stdout: "", stderr: `fax check: ${fault}\n` });
+			expect(waiting).toEqual({
+				code: 1,
+				stdout: "",
+				stderr: `fax000000903.tif: not listed yet, kept in the receive queue for the next sweep: ${fault}\n`,
+			});
+			expect((await listed()).length).toBe(before);
+		} finally {
+			wasm.remove();
+		}
+	}, 90_000);
+
 	test("the server's readiness is 503 and names the part; a sound server is ready", async () => {
 		const env = { ...server.env, PORT: "0", ADMIN_PORT: "0" };
 		const brokenServer = await startServerProcess(env, { app: broken.dir });

@@ -665,6 +665,24 @@ describe("the cron sweep beside another hand-over of the same fax", () => {
 	});
 });
 
+describe("the cron sweep and the logs of sending calls", () => {
+	test("a sending call's session log, root's and 0600 (a sendfax on this host), is passed over without a word on stderr (cron mails it)", () => {
+		const log = join(SPOOL, "log", `c9${String(Date.now()).slice(-8)}`);
+		const sending = ["SESSION BEGIN 000000001 15550000", "SEND FAX: JOB 1 DEST 5550000", "SESSION END"];
+		writeFileSync(log, sending.map((line) => `Nov 26 14:31:09.07: [ 9102]: ${line}\n`).join(""), {
+			mode: 0o600,
+		});
+		try {
+			const sweep = Bun.spawnSync(asUser("uucp", [`${APP}/deploy/receivers/hylafax/faxrcvd`]), {
+				stdin: "ignore",
+			});
+			expect(sweep.stderr.toString()).toBe("");
+		} finally {
+			rmSync(log, { force: true });
+		}
+	});
+});
+
 describe("two hand-overs of one fax at once", () => {
 	test("both succeed without a word on stderr (cron mails it), and the fax is listed once", async () => {
 		const queueFile = `fax7${String(Date.now()).slice(-8)}.tif`;
