@@ -7,7 +7,11 @@ import { route as faxList } from "./api/faxes/index.ts";
 import { route as faxFile } from "./cdn/faxes/[file].ts";
 import { route as apiGuide } from "./docs/API.md.ts";
 import { route as docsPage } from "./docs/index.ts";
+import { route as interactiveDocsPage } from "./docs/interactive.ts";
+import { route as docsRendererMap } from "./docs/redoc.standalone.js.map.ts";
 import { route as docsRenderer } from "./docs/redoc.standalone.js.ts";
+import { route as redocLogo } from "./docs/redoc-sidebar-attribution-logo.svg.ts";
+import { route as favicon } from "./favicon.svg.ts";
 import { route as faxPage } from "./faxtest/[slug].ts";
 import { route as livePage } from "./faxtest/index.ts";
 import { route as liveScript } from "./faxtest/live.js.ts";
@@ -29,7 +33,11 @@ export const ROUTE_FILES: Record<string, Route> = {
 	"openapi.json.ts": apiDescription,
 	"docs/index.ts": docsPage,
 	"docs/API.md.ts": apiGuide,
+	"docs/interactive.ts": interactiveDocsPage,
 	"docs/redoc.standalone.js.ts": docsRenderer,
+	"docs/redoc.standalone.js.map.ts": docsRendererMap,
+	"docs/redoc-sidebar-attribution-logo.svg.ts": redocLogo,
+	"favicon.svg.ts": favicon,
 	"faxtest/[slug].ts": faxPage,
 	"faxtest/index.ts": livePage,
 	"faxtest/live.js.ts": liveScript,

@@ -1,8 +1,6 @@
 import sharp from "sharp";
-import { MAX_THUMBNAIL_HEIGHT, THUMBNAIL_WIDTH } from "./limits.ts";
+import { MAX_THUMBNAIL_HEIGHT, THUMBNAIL_JPEG, THUMBNAIL_WIDTH } from "./limits.ts";
 import type { PageSize, PdfDocument } from "./pdfium.ts";
-
-const JPEG_QUALITY = 80;
 
 /** JPEG of page 1, THUMBNAIL_WIDTH wide; undefined when the page cannot be loaded. */
 export async function renderThumbnail(
@@ -15,6 +13,6 @@ export async function renderThumbnail(
 	if (pixels === undefined) return undefined;
 	return sharp(pixels, { raw: { width: THUMBNAIL_WIDTH, height, channels: 4 } })
 		.removeAlpha()
-		.jpeg({ quality: JPEG_QUALITY })
+		.jpeg(THUMBNAIL_JPEG)
 		.toBuffer();
 }

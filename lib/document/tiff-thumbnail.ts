@@ -1,8 +1,6 @@
 import sharp from "sharp";
-import { MAX_PAGE_PIXELS, MAX_THUMBNAIL_HEIGHT, THUMBNAIL_WIDTH } from "./limits.ts";
+import { MAX_PAGE_PIXELS, MAX_THUMBNAIL_HEIGHT, THUMBNAIL_JPEG, THUMBNAIL_WIDTH } from "./limits.ts";
 import type { TiffPageGeometry } from "./tiff-page-geometry.ts";
-
-const JPEG_QUALITY = 80;
 
 /**
  * JPEG of the TIFF's first frame, THUMBNAIL_WIDTH wide and as tall as the
@@ -17,6 +15,6 @@ export async function tiffThumbnail(tiff: Uint8Array, page: TiffPageGeometry): P
 		.resize(THUMBNAIL_WIDTH, pageHeight, { fit: "fill" })
 		.extract({ left: 0, top: 0, width: THUMBNAIL_WIDTH, height })
 		.flatten({ background: "#ffffff" })
-		.jpeg({ quality: JPEG_QUALITY })
+		.jpeg(THUMBNAIL_JPEG)
 		.toBuffer();
 }

@@ -64,9 +64,18 @@ ol.faxes .thumb img { width: 6.5rem; }
 ol.faxes .thumb img, figure img { aspect-ratio: auto 210 / 297; }
 ol.faxes .facts { flex: 1 1 auto; min-width: 0; overflow-wrap: anywhere; }
 .status { font-size: 0.9rem; min-height: 1.5em; }
+dl.fields { display: block; }
+dl.fields dd { margin: 0 0 0.75rem 1rem; }
+.where { font-weight: 400; font-size: 0.9rem; }
+table { display: block; overflow-x: auto; border-collapse: collapse; margin: 0 0 1rem; }
+th, td { border: 1px solid #8886; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
+code { overflow-wrap: anywhere; }
 `;
 
 const STYLE_SOURCE = hashSource(STYLE);
+
+/** The site's icon, linked from every page (routes/favicon.svg.ts). */
+export const FAVICON_PATH = "/favicon.svg";
 
 /** A page and the Content-Security-Policy it is sent with. */
 export interface HtmlPage {
@@ -99,16 +108,17 @@ export function pageScript(text: string): { text: string; source: string } {
 	return { text, source: hashSource(text) };
 }
 
-// Only the page's own style and script apply, images come from the CDN only,
-// and nothing else is loaded, submitted, rebased or framed.
+// Only the page's own style and script apply, images come from this origin
+// (the site's icon) and the CDN only, and nothing else is loaded, submitted,
+// rebased or framed.
 function policyOf(parts: PageParts): string {
 	const sources = [parts.scriptFile === undefined ? undefined : "'self'", parts.script?.source];
 	const scripts = sources.filter((source) => source !== undefined);
 	const script = scripts.length === 0 ? "" : `; script-src ${scripts.join(" ")}`;
 	const connect = parts.scriptFile === undefined ? "" : "; connect-src 'self'";
-	const images = parts.imageOrigin === undefined ? "" : `; img-src ${parts.imageOrigin}`;
+	const images = parts.imageOrigin === undefined ? "'self'" : `'self' ${parts.imageOrigin}`;
 	const form = parts.formToSelf ? "'self'" : "'none'";
-	return `default-src 'none'${script}${connect}; style-src ${STYLE_SOURCE}${images}; base-uri 'none'; form-action ${form}; frame-ancestors 'none'`;
+	return `default-src 'none'${script}${connect}; style-src ${STYLE_SOURCE}; img-src ${images}; base-uri 'none'; form-action ${form}; frame-ancestors 'none'`;
 }
 
 /** A whole page: title, the shared look, the body, and what else it uses; with its policy. */
@@ -123,6 +133,7 @@ export function htmlPage(title: string, body: string, parts: PageParts = {}): Ht
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="description" content="${escapeHtml(parts.description ?? SITE_DESCRIPTION)}">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
 <style>${STYLE}</style>
 ${file}</head>
 <body>

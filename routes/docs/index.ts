@@ -1,48 +1,24 @@
-import { definePlainRoute } from "../../lib/http/index.ts";
+import { definePlainRoute, type RouteAnswer } from "../../lib/http/index.ts";
+import { docsPage } from "../../lib/pages/index.ts";
 import { Representation } from "../../lib/representation/index.ts";
 
-const HTML_TYPE = "text/html; charset=utf-8";
+// Made once per description (a server has one), on the first asking.
+let made: { from: Representation; answer: RouteAnswer } | undefined;
 
-// Redoc reads the description and renders it in the page; its bundle comes from
-// this server (routes/docs/redoc.standalone.js.ts), so the page works offline.
-// The policy keeps it so: nothing is loaded from elsewhere (Redoc's sidebar
-// would fetch its maker's logo; refused, the image removes itself). Sent as a
-// header, as only a header can forbid framing the page.
-const POLICY = [
-	"default-src 'self'",
-	"img-src 'self' data:",
-	"style-src 'self' 'unsafe-inline'",
-	"worker-src 'self' blob:",
-	"base-uri 'none'",
-	"form-action 'none'",
-	"frame-ancestors 'none'",
-].join("; ");
-const HEADERS = { "content-security-policy": POLICY };
-
-const PAGE = new Representation(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>testfax API documentation</title>
-<style>body { margin: 0; }</style>
-</head>
-<body>
-<noscript>
-<p>This page renders the API description with JavaScript. Without it, read the description itself:
-<a href="/openapi.json">openapi.json</a> (OpenAPI 3.1), or the guide for API users,
-<a href="/docs/API.md">docs/API.md</a>.</p>
-</noscript>
-<redoc spec-url="/openapi.json" expand-responses="200" required-props-first="true" hide-hostname="true"></redoc>
-<script src="/docs/redoc.standalone.js"></script>
-</body>
-</html>
-`);
-
-/** GET /docs: the API description rendered for people. */
-export const route = definePlainRoute(() => ({
-	status: 200,
-	body: PAGE,
-	type: HTML_TYPE,
-	headers: HEADERS,
-}));
+/** GET /docs: the API description as a page made on the server, with no script. */
+export const route = definePlainRoute((_request, { apiDescription }) => {
+	if (made?.from !== apiDescription) {
+		const page = docsPage(apiDescription.text);
+		made = {
+			from: apiDescription,
+			answer: {
+				status: 200,
+				// About 25 KB: sent compressed, with its ETag.
+				body: new Representation(page.html),
+				type: "text/html; charset=utf-8",
+				headers: { "content-security-policy": page.policy },
+			},
+		};
+	}
+	return made.answer;
+});

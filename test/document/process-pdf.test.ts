@@ -30,28 +30,28 @@ describe("processDocument with a PDF", () => {
 			[612, 792],
 			[595.28, 841.89],
 		]);
-		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 424 });
+		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 849 });
 		// The 24 pt heading, 50 pt from the left and 100 pt from the top.
-		const heading = await darkBox(result.thumbnail, { left: 0, top: 0, width: 300, height: 100 });
-		expect(heading).toEqual({ left: 25, top: 41, width: 84, height: 12 });
+		const heading = await darkBox(result.thumbnail, { left: 0, top: 0, width: 600, height: 200 });
+		expect(heading).toEqual({ left: 51, top: 83, width: 168, height: 23 });
 	});
 
 	test("a landscape first page gives a landscape thumbnail", async () => {
 		const result = await processed(await textPdf([[841.89, 595.28], A4_POINTS]));
 		expect(result.pageCount).toBe(2);
-		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 212 });
+		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 424 });
 	});
 
 	test("a page turned by /Rotate is shown turned, as viewers show it", async () => {
 		const pdf = await PDFDocument.load(await textPdf([A4_POINTS]));
 		pdf.getPage(0).setRotation(degrees(90));
 		const result = await processed(await pdf.save());
-		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 212 });
+		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 424 });
 	});
 
 	test("a very long page is shown by its top part", async () => {
 		const result = await processed(await textPdf([[612, 9000]]));
-		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 1200 });
+		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 2400 });
 	});
 
 	test("a PDF needing a password to open is encrypted", async () => {
@@ -70,7 +70,7 @@ describe("processDocument with a PDF", () => {
 		const result = await processed(encryptedPdf("", "owner"));
 		expect(result.pageCount).toBe(1);
 		// 595 × 842 pt.
-		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 425 });
+		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 849 });
 	});
 
 	test("truncated", async () => {

@@ -67,18 +67,18 @@ describe("processDocument with a TIFF", () => {
 			[609.88, 808.16],
 			[609.88, 808.16],
 		]);
-		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 398 });
+		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 795 });
 		// Its 9 strips a page are copied into the PDF as they are, not decoded.
 		const stored = strips(tiff);
 		expect(stored.length).toBe(27);
 		expect(stored.filter((strip) => !contains(result.pdf, strip))).toEqual([]);
 		expect(ccittKs(result.pdf)).toEqual({ "-1": 27 });
 		// Black stays black: page 1's bar, 10–30 % across and 10–20 % down.
-		expect(await darkBox(result.thumbnail, { left: 0, top: 0, width: 300, height: 150 })).toEqual({
-			left: 30,
-			top: 40,
-			width: 60,
-			height: 40,
+		expect(await darkBox(result.thumbnail, { left: 0, top: 0, width: 600, height: 300 })).toEqual({
+			left: 60,
+			top: 79,
+			width: 120,
+			height: 80,
 		});
 		// Frames keep their order: page 3's bar is 10–70 % across.
 		const third = await renderedPage(result.pdf, 2, 300, 398);
@@ -95,10 +95,10 @@ describe("processDocument with a TIFF", () => {
 		const result = await processed(tiff);
 		expect(result.pageCount).toBe(1);
 		expect(await pdfPageSizes(result.pdf)).toEqual([[609.88, 839.76]]);
-		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 413 });
+		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 826 });
 		// The one-inch square is as high as it is wide.
-		const square = await darkBox(result.thumbnail, { left: 140, top: 190, width: 80, height: 80 });
-		expect(square).toEqual({ left: 150, top: 207, width: 35, height: 35 });
+		const square = await darkBox(result.thumbnail, { left: 280, top: 380, width: 160, height: 160 });
+		expect(square).toEqual({ left: 300, top: 413, width: 71, height: 71 });
 	});
 
 	test("HylaFAX-style G3 2D fax with reversed fill order (fixture)", async () => {
@@ -110,12 +110,12 @@ describe("processDocument with a TIFF", () => {
 			[609.88, 293.88],
 			[609.88, 293.88],
 		]);
-		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 145 });
-		expect(await darkBox(result.thumbnail, { left: 0, top: 0, width: 300, height: 145 })).toEqual({
-			left: 17,
-			top: 14,
-			width: 70,
-			height: 30,
+		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 289 });
+		expect(await darkBox(result.thumbnail, { left: 0, top: 0, width: 600, height: 289 })).toEqual({
+			left: 35,
+			top: 29,
+			width: 139,
+			height: 58,
 		});
 		await expectPagesLikeTiff(tiff, result.pdf, ["609.882 x 293.878", "609.882 x 293.878"]);
 	});
@@ -131,7 +131,7 @@ describe("processDocument with a TIFF", () => {
 		expect(result.pageCount).toBe(1);
 		expect(await pdfPageSizes(result.pdf)).toEqual([[612, 792]]);
 		expect(new TextDecoder().decode(result.pdf)).toContain("/DCTDecode");
-		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 388 });
+		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 776 });
 	});
 
 	test("decompression bomb: a huge page is rejected before decoding", async () => {
@@ -207,13 +207,13 @@ describe("CCITT pages go into the PDF undecoded and render as the source TIFF", 
 					mismatches: 0,
 				});
 			}
-			expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 398 });
+			expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 795 });
 			// The cover sheet's "FAX" heading, top left.
-			expect(await darkBox(result.thumbnail, { left: 0, top: 0, width: 300, height: 50 })).toEqual({
-				left: 28,
-				top: 27,
-				width: 27,
-				height: 13,
+			expect(await darkBox(result.thumbnail, { left: 0, top: 0, width: 600, height: 100 })).toEqual({
+				left: 56,
+				top: 54,
+				width: 54,
+				height: 25,
 			});
 		},
 		RENDERING_TIMEOUT_MS,
@@ -247,11 +247,11 @@ describe("CCITT pages go into the PDF undecoded and render as the source TIFF", 
 			const result = await processed(tiff);
 			expect(new TextDecoder("latin1").decode(result.pdf)).toContain("/BlackIs1 true");
 			await expectPagesLikeTiff(tiff, result.pdf, [FINE_PAGE]);
-			expect(await darkBox(result.thumbnail, { left: 0, top: 0, width: 20, height: 20 })).toEqual({
+			expect(await darkBox(result.thumbnail, { left: 0, top: 0, width: 40, height: 40 })).toEqual({
 				left: 0,
 				top: 0,
-				width: 20,
-				height: 20,
+				width: 40,
+				height: 40,
 			});
 		},
 		RENDERING_TIMEOUT_MS,
@@ -325,6 +325,6 @@ describe("TIFF structure checked before anything is decoded", () => {
 	test("a very long page gets the thumbnail of its top part", async () => {
 		const tiff = await faxTiff({ pages: 1, width: 1728, height: 12_000, xDpi: 204, yDpi: 196 });
 		const result = await processed(tiff);
-		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 300, height: 1200 });
+		expect(await jpegInfo(result.thumbnail)).toEqual({ format: "jpeg", width: 600, height: 2400 });
 	});
 });

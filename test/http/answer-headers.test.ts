@@ -184,11 +184,12 @@ const sha256 = (text: string) => `'sha256-${new Bun.CryptoHasher("sha256").updat
 function pagePolicyOf(html: string): string {
 	const style = /<style>([^<]*)<\/style>/.exec(html)?.[1];
 	const script = /<script>([^<]*)<\/script>/.exec(html)?.[1];
-	const image = html.includes("<img ") ? "; img-src https://cdn.test.example" : "";
+	const image = html.includes("<img ") ? " https://cdn.test.example" : "";
 	return [
 		"default-src 'none'",
 		...(script === undefined ? [] : [`script-src ${sha256(script)}`]),
-		`style-src ${sha256(style ?? "")}${image}`,
+		`style-src ${sha256(style ?? "")}`,
+		`img-src 'self'${image}`,
 		"base-uri 'none'",
 		"form-action 'none'",
 		"frame-ancestors 'none'",
@@ -205,14 +206,28 @@ const kinds: [string, string, Record<string, string>, number, [string, string][]
 		"/docs",
 		{},
 		200,
-		[["content-length", LENGTH], HTML_TYPE, ["content-security-policy", DOCS_POLICY], ...represented],
+		[["content-length", LENGTH], HTML_TYPE, ["content-security-policy", PAGE_POLICY], ...represented],
 	],
 	[
 		"HEAD",
 		"/docs",
 		{},
 		200,
+		[["content-length", LENGTH], HTML_TYPE, ["content-security-policy", PAGE_POLICY], ...represented],
+	],
+	[
+		"GET",
+		"/docs/interactive",
+		{},
+		200,
 		[["content-length", LENGTH], HTML_TYPE, ["content-security-policy", DOCS_POLICY], ...represented],
+	],
+	[
+		"GET",
+		"/favicon.svg",
+		{},
+		200,
+		[["content-length", LENGTH], ["content-type", "image/svg+xml"], ...represented],
 	],
 	[
 		"GET",

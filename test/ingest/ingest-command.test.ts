@@ -90,7 +90,7 @@ describe("fax ingest", () => {
 		expect([Math.round(width), Math.round(height)]).toEqual([610, 808]);
 		expect(files.thumbnailType).toBe("image/jpeg");
 		const thumbnail = await sharp(files.thumbnail).metadata();
-		expect([thumbnail.format, thumbnail.width]).toEqual(["jpeg", 300]);
+		expect([thumbnail.format, thumbnail.width]).toEqual(["jpeg", 600]);
 
 		const fax = await apiView(slug);
 		expect(fax).toEqual({
@@ -154,7 +154,7 @@ describe("fax ingest", () => {
 		]);
 		const files = await storedFiles(fax.slug);
 		expect(fax.file_size).toBe(files.pdf.byteLength);
-		expect((await sharp(files.thumbnail).metadata()).width).toBe(300);
+		expect((await sharp(files.thumbnail).metadata()).width).toBe(600);
 	});
 
 	test("an email Date from a clock off by more than 5 minutes gives way to the arrival time", async () => {

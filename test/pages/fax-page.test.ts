@@ -81,8 +81,13 @@ describe("the fax page in Chromium", () => {
 
 		const image = page.getByRole("img", { name: "First page of test fax fax_DemoPhone01" });
 		expect(
-			await image.evaluate((img) => [Reflect.get(img, "complete"), Reflect.get(img, "naturalWidth")]),
-		).toEqual([true, 300]);
+			await image.evaluate((img) => [
+				Reflect.get(img, "complete"),
+				Reflect.get(img, "naturalWidth"),
+				Reflect.get(img, "width"),
+			]),
+			// Twice as many pixels as it is shown at: sharp on a 2× screen.
+		).toEqual([true, 600, 300]);
 		await browser.screenshot(page, "fax-page");
 		expect(errors).toEqual([]);
 		expect(browser.offsite).toEqual([]);

@@ -102,7 +102,11 @@ describe("the transmission report of a fax HylaFAX received", () => {
 		const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
 		await page.goto(`${server.baseUrl}/faxtest/${slug}`);
 		await page.locator("figure img").waitFor();
-		expect(await page.locator("figure img").evaluate((img) => Reflect.get(img, "naturalWidth"))).toBe(300);
+		expect(
+			await page
+				.locator("figure img")
+				.evaluate((img) => [Reflect.get(img, "naturalWidth"), Reflect.get(img, "width")]),
+		).toEqual([600, 300]);
 		expect(await page.locator("#report-title").innerText()).toBe("Transmission report");
 		expect(await reportOf(page)).toEqual({
 			"Signal rate": "14,400 bit/s (V.17)",
