@@ -43,7 +43,7 @@ export const FaxSchema = Type.Object(
 		),
 		thumbnail_url: Nullable(
 			Type.String({ format: "uri", pattern: "^https?://" }),
-			`Address of a JPEG image of the first page, 300 pixels wide (\`<files>/faxes/<slug>-thumb.jpg\`). ${NOT_PROCESSED}`,
+			`Address of a JPEG image of the first page, 600 pixels wide (300 before 2026-11-26) (\`<files>/faxes/<slug>-thumb.jpg\`). ${NOT_PROCESSED}`,
 		),
 		view_url: Type.String({
 			format: "uri",

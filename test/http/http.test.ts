@@ -228,6 +228,8 @@ describe("the default Python urllib User-Agent", () => {
 	test("the address the 403 names is the docs page", async () => {
 		const docs = await server.request("/docs", { headers: { "user-agent": "python-requests/2.32" } });
 		expect([docs.status, docs.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
-		expect(await docs.text()).toContain('<redoc spec-url="/openapi.json"');
+		const page = await docs.text();
+		expect(page).toContain("<h1>testfax API ");
+		expect(page).toContain('<a href="/docs/interactive">Interactive reference</a>');
 	});
 });

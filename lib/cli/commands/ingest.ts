@@ -49,7 +49,7 @@ Processes a received fax and adds it to the API:
   RFC 822 email (.eml, or - for standard input, so a mail server can pipe into
   it) whose first PDF/TIFF attachment is the fax.
 Stores STORAGE_DIR/faxes/<slug>.pdf (a TIFF becomes a PDF, one page per frame)
-and STORAGE_DIR/faxes/<slug>-thumb.jpg (page 1, 300 px wide), then inserts the
+and STORAGE_DIR/faxes/<slug>-thumb.jpg (page 1, 600 px wide), then inserts the
 fax; it is listed from that moment.
 
 Options:
