@@ -45,7 +45,7 @@ export type T30Session = {
 const LINE = /^(\w{3} +\d+ (\d\d:\d\d:\d\d)\.\d\d): \[ *\d+\]: (.*)$/;
 // Lines that say something of the session; the rest is the modem's AT chatter and data counts.
 const KEPT =
-	/^(SESSION|ANSWER|RECV|REMOTE|TRAINING|<-- HDLC|--> HDLC|RSPREC|COMREC|No sender|Failed|Failure|MODEM Command|.*[Ee]rror)/;
+	/^(SESSION|ANSWER|RECV|REMOTE|TRAINING|<-- HDLC|--> HDLC|RSPREC|COMREC|No sender|Failed|Failure|Timeout|MODEM Command|.*[Ee]rror)/;
 // Private or not the tester's business: the caller ID and the command faxgetty ran.
 const DROPPED = /^(CallID:|RECV FAX: \/)/;
 // An HDLC frame from the caller whose content names it: TSI (x1000010) and NSS (x0100010).
