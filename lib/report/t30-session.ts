@@ -187,11 +187,17 @@ const ABNORMAL = /^RECV FAX \(\d+\): session with .* terminated abnormally: (.*)
 const ERROR =
 	/^(?:RECV FAX: |RECV FAX \(\d+\): )?(RSPREC error\/.*|COMREC .*|No sender protocol.*|Failed to .*|Failure to .*)$/;
 
-/** Reads an error line into the ending; returns whether the final reason was read. */
+/**
+ * Reads an error line into the ending; returns whether the final reason was
+ * read. HylaFAX's own "RECV FAX: <reason>" outweighs a DCN seen before it: a
+ * sender that gives up in the handshake sends one too (RSPREC error/got DCN).
+ */
 function readEnding(session: T30Session, text: string, clock: string, final: boolean): boolean {
 	const abnormal = ABNORMAL.exec(text);
 	const error = abnormal ?? (final ? null : ERROR.exec(text));
-	if (error && !session.ending.clean) session.ending = { clean: false, reason: error[1] ?? null, at: clock };
+	const stated = error !== null && text.startsWith("RECV FAX: ");
+	if (error && (!session.ending.clean || stated))
+		session.ending = { clean: false, reason: error[1] ?? null, at: clock };
 	return final || abnormal !== null;
 }
 

@@ -1,0 +1,136 @@
+// Real calls over a line that lost IAX2 packets (`npm run calls:impaired`,
+// 2026-11-26; fixtures/hylafax/loss*): the timeline and the verdict of each,
+// against HylaFAX's own lines in its session log (quoted in each test) and
+// faxinfo's reading of the received file (faxinfo.txt beside it).
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { buildReport, parseSessionLog, verdictOf } from "../../lib/report/index.ts";
+
+const dir = (call: string) => join(import.meta.dir, "../../fixtures/hylafax", call);
+const text = (call: string, file: string) => Bun.file(join(dir(call), file)).text();
+
+/** The report ingest builds of the call: with its file, or (none kept) as a call only. */
+async function report(call: string, reason: string | null) {
+	const file = Bun.file(join(dir(call), "received.tif"));
+	const withFile = await file.exists();
+	return buildReport({
+		source: "phone",
+		bytes: withFile ? await file.bytes() : new Uint8Array(),
+		email: null,
+		relayedByUs: false,
+		...(withFile ? {} : { reason: "the call ended before its first page" }),
+		hylafax: { log: await text(call, "receiver.log"), reason, callOnly: !withFile },
+	});
+}
+
+/** faxinfo's `Name: value` lines. */
+async function faxinfo(call: string): Promise<Record<string, string>> {
+	const lines = (await text(call, "faxinfo.txt")).split("\n").slice(1);
+	return Object.fromEntries(
+		lines.map((line) =>
+			line
+				.trim()
+				.split(/: (.*)/)
+				.slice(0, 2),
+		),
+	);
+}
+
+describe("1 % loss, ECM off (loss1noecm): the speed fell back, page 1 arrived with bad lines", () => {
+	test("the timeline: a failed training at 14,400, one at 12,000 that succeeded, each page's lines and answers", async () => {
+		const session = parseSessionLog(await text("loss1noecm", "receiver.log"));
+		// "RECV training at v.17 14400 bit/s", "RECV: TCF 2748 bytes, 2% non-zero, 1765 zero-run", "TRAINING failed", …
+		expect(session.trainings).toEqual([
+			{ at: "14:32:32", rate: "v.17 14400 bit/s", tcf: "2748 bytes, 2% non-zero, 1765 zero-run", ok: false },
+			{ at: "14:32:38", rate: "v.17 12000 bit/s", tcf: "2319 bytes, 3% non-zero, 1909 zero-run", ok: true },
+		]);
+		expect(session.lines).toContain("14:32:35 RECV: reject TCF (zero run too short, min 1800)");
+		expect(session.requested[0]).toBe("12000 bit/s");
+		// "RECV: 401 total lines, 3 bad lines, 3 consecutive bad lines", MPS, MCF, "page 1 in 0:00:21"; then 400, 0, 0, EOP, MCF, "page 2 in 0:00:04".
+		expect(
+			session.pages.map(({ page, lines, postPage, answer, time }) => ({
+				page,
+				lines,
+				postPage,
+				answer,
+				time,
+			})),
+		).toEqual([
+			{
+				page: 1,
+				lines: { total: 401, bad: 3, consecutiveBad: 3 },
+				postPage: "MPS",
+				answer: "MCF",
+				time: "0:00:21",
+			},
+			{
+				page: 2,
+				lines: { total: 400, bad: 0, consecutiveBad: 0 },
+				postPage: "EOP",
+				answer: "MCF",
+				time: "0:00:04",
+			},
+		]);
+		expect(session.ending).toEqual({ clean: true, reason: null, at: "14:32:52" });
+	});
+
+	test("the report reads the file as faxinfo does, and the verdict names page 1's bad lines", async () => {
+		const built = await report("loss1noecm", null);
+		const info = await faxinfo("loss1noecm");
+		expect([info.Pages, info.SignalRate, info.ErrCorrect, info.DataFormat]).toEqual([
+			"2",
+			"12000 bit/s",
+			"No",
+			"2-D MR",
+		]);
+		expect(built.document).toMatchObject({ format: "TIFF", pages: 2 });
+		expect(built.session).toMatchObject({ signalRate: "12000 bit/s", ecm: false, dataFormat: "2-D MR" });
+		expect(verdictOf(built)).toEqual({
+			rule: "bad-lines",
+			status: "warning",
+			title:
+				"The pages arrived, but damaged: page 1 had 3 bad lines (3 in a row), which HylaFAX filled in by repeating the line above.",
+			advice: [
+				"Turn error correction (ECM) on in your fax machine's settings: damaged data is then sent again.",
+				"Set your fax machine to a lower speed (9,600 bit/s; on some machines “overseas mode” or “V.29”): fast V.17 training often fails on VoIP lines.",
+			],
+		});
+	});
+});
+
+describe("3 % loss, ECM off (loss3noecm): the handshake failed, the sender sent DCN", () => {
+	test("HylaFAX's reason, 'RSPREC error/got DCN (sender abort)', is the ending, not the DCN before it (it was a clean ending: the test failed before)", async () => {
+		const session = parseSessionLog(await text("loss3noecm", "receiver.log"));
+		expect(session.faxMachine).toBe(true);
+		expect(session.trainings).toEqual([]);
+		expect(session.pages).toEqual([]);
+		// "RECV recv DCN (disconnect)", then "RECV FAX: RSPREC error/got DCN (sender abort)".
+		expect(session.ending).toEqual({
+			clean: false,
+			reason: "RSPREC error/got DCN (sender abort)",
+			at: "14:33:24",
+		});
+		const verdict = verdictOf(await report("loss3noecm", null));
+		expect([verdict.rule, verdict.title]).toEqual([
+			"handshake-failed",
+			"Your fax machine called, but the two machines never agreed how to send: no page arrived. HylaFAX said: “RSPREC error/got DCN (sender abort)”.",
+		]);
+	});
+});
+
+describe("3 % loss, ECM on (loss3ecm): no DCS ever came, T1 ran out", () => {
+	test("the ending is HylaFAX's 'No sender protocol (T.30 T1 timeout)', and the verdict quotes it", async () => {
+		const session = parseSessionLog(await text("loss3ecm", "receiver.log"));
+		expect(session.trainings).toEqual([]);
+		expect(session.ending).toEqual({
+			clean: false,
+			reason: "No sender protocol (T.30 T1 timeout)",
+			at: "14:31:31",
+		});
+		const verdict = verdictOf(await report("loss3ecm", null));
+		expect([verdict.rule, verdict.title]).toEqual([
+			"handshake-failed",
+			"Your fax machine called, but the two machines never agreed how to send: no page arrived. HylaFAX said: “No sender protocol (T.30 T1 timeout)”.",
+		]);
+	});
+});
