@@ -98,39 +98,21 @@ describe("1 % loss, ECM off (loss1noecm): the speed fell back, page 1 arrived wi
 	});
 });
 
-describe("3 % loss, ECM off (loss3noecm): the handshake failed, the sender sent DCN", () => {
-	test("HylaFAX's reason, 'RSPREC error/got DCN (sender abort)', is the ending, not the DCN before it (it was a clean ending: the test failed before)", async () => {
-		const session = parseSessionLog(await text("loss3noecm", "receiver.log"));
-		expect(session.faxMachine).toBe(true);
-		expect(session.trainings).toEqual([]);
-		expect(session.pages).toEqual([]);
-		// "RECV recv DCN (disconnect)", then "RECV FAX: RSPREC error/got DCN (sender abort)".
-		expect(session.ending).toEqual({
-			clean: false,
-			reason: "RSPREC error/got DCN (sender abort)",
-			at: "14:33:24",
-		});
-		const verdict = verdictOf(await report("loss3noecm", null));
+describe("a handshake that failed on a lossy line: HylaFAX's reason is the ending, and the verdict quotes it", () => {
+	// loss3noecm: "RECV recv DCN (disconnect)", then "RECV FAX: RSPREC error/got DCN (sender abort)"
+	// (it was taken for a clean ending, and the page gave no reason: the test failed before);
+	// loss3ecm: no DCS ever came, "RECV FAX: No sender protocol (T.30 T1 timeout)".
+	test.each([
+		["loss3noecm", "3 % loss, ECM off", "RSPREC error/got DCN (sender abort)", "14:33:24"],
+		["loss3ecm", "3 % loss, ECM on", "No sender protocol (T.30 T1 timeout)", "14:31:31"],
+	])("%s (%s): %s", async (call, _line, reason, at) => {
+		const session = parseSessionLog(await text(call, "receiver.log"));
+		expect([session.faxMachine, session.trainings, session.pages]).toEqual([true, [], []]);
+		expect(session.ending).toEqual({ clean: false, reason, at });
+		const verdict = verdictOf(await report(call, null));
 		expect([verdict.rule, verdict.title]).toEqual([
 			"handshake-failed",
-			"Your fax machine called, but the two machines never agreed how to send: no page arrived. HylaFAX said: “RSPREC error/got DCN (sender abort)”.",
-		]);
-	});
-});
-
-describe("3 % loss, ECM on (loss3ecm): no DCS ever came, T1 ran out", () => {
-	test("the ending is HylaFAX's 'No sender protocol (T.30 T1 timeout)', and the verdict quotes it", async () => {
-		const session = parseSessionLog(await text("loss3ecm", "receiver.log"));
-		expect(session.trainings).toEqual([]);
-		expect(session.ending).toEqual({
-			clean: false,
-			reason: "No sender protocol (T.30 T1 timeout)",
-			at: "14:31:31",
-		});
-		const verdict = verdictOf(await report("loss3ecm", null));
-		expect([verdict.rule, verdict.title]).toEqual([
-			"handshake-failed",
-			"Your fax machine called, but the two machines never agreed how to send: no page arrived. HylaFAX said: “No sender protocol (T.30 T1 timeout)”.",
+			`Your fax machine called, but the two machines never agreed how to send: no page arrived. HylaFAX said: “${reason}”.`,
 		]);
 	});
 });
