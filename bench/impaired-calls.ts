@@ -128,7 +128,7 @@ async function runCase(api: string, call: Case, keep: string | undefined): Promi
 			15_000,
 			200,
 		).catch(() => undefined);
-		if (keep) keepCall(join(keep, call.name), log, records, newLog(logs, /SEND FAX: JOB/));
+		if (keep) await keepCall(join(keep, call.name), log, records, newLog(logs, /SEND FAX: JOB/));
 		return {
 			call,
 			reason,
@@ -147,15 +147,24 @@ async function runCase(api: string, call: Case, keep: string | undefined): Promi
 }
 
 /** The call's session logs, received file, its faxinfo and its xferfaxlog records, into `dir`. */
-function keepCall(dir: string, log: string, records: string[], sender: string | undefined): void {
+async function keepCall(
+	dir: string,
+	log: string,
+	records: string[],
+	sender: string | undefined,
+): Promise<void> {
 	mkdirSync(dir, { recursive: true });
 	writeFileSync(join(dir, "receiver.log"), log, "latin1");
 	if (sender) copyFileSync(join(LOG_DIR, sender), join(dir, "sender.log"));
 	writeFileSync(join(dir, "xferfaxlog"), `${records.join("\n")}\n`, "latin1");
 	const file = /RECV FAX \(\d+\): (recvq\/fax\d+\.tif) from/.exec(log)?.[1];
-	const listed = file && join(LISTED, file.slice("recvq/".length));
-	const received = listed && existsSync(listed) ? listed : file && join(SPOOL, file);
-	if (received && existsSync(received)) {
+	if (file === undefined) return;
+	// Listed, faxrcvd moves it to recvq/listed/ a moment later; not listed, it stays.
+	const listed = join(LISTED, file.slice("recvq/".length));
+	const received = await until(() => (existsSync(listed) ? listed : undefined), 10_000, 100).catch(() =>
+		join(SPOOL, file),
+	);
+	if (existsSync(received)) {
 		copyFileSync(received, join(dir, "received.tif"));
 		writeFileSync(join(dir, "faxinfo.txt"), sh(["/usr/lib/hylafax/bin/faxinfo", received]));
 	}

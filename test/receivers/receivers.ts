@@ -608,6 +608,12 @@ describe("every call that reached a fax machine is accounted for, once (real cal
 		expect(page.html).toContain(`HylaFAX said: “${parseSessionLog(sessionLog(name)).ending.reason}”.`);
 		runCronLine();
 		expect((await phoneFaxes()).length).toBe(before.length + 1);
+		// The safety net: without its mark (as if call-watch had been down), the sweep hands the call over.
+		rmSync(join(LISTED, name));
+		runCronLine();
+		await syslogLine(`testfax: ${name}: already listed as ${fax.slug}`);
+		expect(statSync(join(LISTED, name)).size).toBe(0);
+		expect((await phoneFaxes()).length).toBe(before.length + 1);
 	});
 
 	test("a caller that never sends a fax signal (silence): not listed, by FaxRcvdCmd or the sweep; one line in syslog", async () => {

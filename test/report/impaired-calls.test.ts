@@ -36,6 +36,18 @@ async function faxinfo(call: string): Promise<Record<string, string>> {
 	);
 }
 
+/** The report's reading of the received file is faxinfo's, which reads `expected`. */
+async function expectAsFaxinfo(call: string, built: Awaited<ReturnType<typeof report>>, expected: string[]) {
+	const info = await faxinfo(call);
+	expect([info.Pages, info.SignalRate, info.ErrCorrect, info.DataFormat]).toEqual(expected);
+	expect(built.document).toMatchObject({ format: "TIFF", pages: Number(info.Pages) });
+	expect(built.session).toMatchObject({
+		signalRate: info.SignalRate,
+		ecm: info.ErrCorrect === "Yes",
+		dataFormat: info.DataFormat,
+	});
+}
+
 describe("1 % loss, ECM off (loss1noecm): the speed fell back, page 1 arrived with bad lines", () => {
 	test("the timeline: a failed training at 14,400, one at 12,000 that succeeded, each page's lines and answers", async () => {
 		const session = parseSessionLog(await text("loss1noecm", "receiver.log"));
@@ -76,15 +88,7 @@ describe("1 % loss, ECM off (loss1noecm): the speed fell back, page 1 arrived wi
 
 	test("the report reads the file as faxinfo does, and the verdict names page 1's bad lines", async () => {
 		const built = await report("loss1noecm", null);
-		const info = await faxinfo("loss1noecm");
-		expect([info.Pages, info.SignalRate, info.ErrCorrect, info.DataFormat]).toEqual([
-			"2",
-			"12000 bit/s",
-			"No",
-			"2-D MR",
-		]);
-		expect(built.document).toMatchObject({ format: "TIFF", pages: 2 });
-		expect(built.session).toMatchObject({ signalRate: "12000 bit/s", ecm: false, dataFormat: "2-D MR" });
+		await expectAsFaxinfo("loss1noecm", built, ["2", "12000 bit/s", "No", "2-D MR"]);
 		expect(verdictOf(built)).toEqual({
 			rule: "bad-lines",
 			status: "warning",
@@ -95,6 +99,44 @@ describe("1 % loss, ECM off (loss1noecm): the speed fell back, page 1 arrived wi
 				"Set your fax machine to a lower speed (9,600 bit/s; on some machines “overseas mode” or “V.29”): fast V.17 training often fails on VoIP lines.",
 			],
 		});
+	});
+});
+
+describe("1 % loss, ECM on (loss1ecm): damaged DCSs, a fallback to 7,200 bit/s, page 2's frames asked for again", () => {
+	test("the timeline: one training at V.29 7,200 after three damaged DCSs, page 2's partial page requests and frames", async () => {
+		const session = parseSessionLog(await text("loss1ecm", "receiver.log"));
+		// "FCS error" and "RECV send CRP (command repeat)" three times, then "REMOTE wants 7200 bit/s".
+		expect(session.lines.filter((line) => / (FCS error|RECV send CRP)/.test(line))).toHaveLength(6);
+		expect(session.trainings).toEqual([
+			{ at: "14:37:39", rate: "v.29 7200 bit/s", tcf: "1531 bytes, 2% non-zero, 1350 zero-run", ok: true },
+		]);
+		// Page 2: "received 3 frames", PPR, "received 3 frames", PPR, "received 1 frames", MCF; "page 2 in 0:00:15".
+		expect(
+			session.pages.map(({ page, frames, pprs, postPage, answer, time }) => ({
+				page,
+				frames,
+				pprs,
+				postPage,
+				answer,
+				time,
+			})),
+		).toEqual([
+			{ page: 1, frames: 3, pprs: 0, postPage: "MPS", answer: "MCF", time: "0:00:36" },
+			{ page: 2, frames: 7, pprs: 2, postPage: "EOP", answer: "MCF", time: "0:00:15" },
+		]);
+		expect(session.ending).toEqual({ clean: true, reason: null, at: "14:38:05" });
+	});
+
+	test("the report reads the file as faxinfo does, and the verdict names the requests sent again", async () => {
+		const built = await report("loss1ecm", null);
+		await expectAsFaxinfo("loss1ecm", built, ["2", "7200 bit/s", "Yes", "2-D MMR"]);
+		// The training line: "RECV training at v.29 7200 bit/s".
+		expect(built.session?.modulation).toBe("V.29");
+		const verdict = verdictOf(built);
+		expect([verdict.rule, verdict.title]).toEqual([
+			"ecm-resent",
+			"The pages arrived complete, but the line damaged data: the receiver asked 2 times for parts of a page again (ECM), so the call took longer.",
+		]);
 	});
 });
 
