@@ -158,6 +158,22 @@ function median(values: number[]): number {
 	return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
+/** HTTP_FLOODS floods of KEYS requests, each from its own addresses, against `server`. */
+async function floodHttp(server: { child: { pid: number } }, port: number, path: string): Promise<void> {
+	let firstFlood = 0;
+	for (let flood = 0; flood < HTTP_FLOODS; flood++) {
+		const result = await runLoad(
+			{ port, paths: [path], clientOf: (n) => floodAddress(flood, n), maxRequests: KEYS },
+			3600,
+			CONNECTIONS,
+		);
+		if (flood === 0) firstFlood = result.perSecond;
+		console.log(
+			`${line(`flood ${flood + 1}`, result)}  ${(result.perSecond / firstFlood).toFixed(2)}× the first  RSS ${rssMiB(server.child.pid).toFixed(0)} MiB`,
+		);
+	}
+}
+
 async function benchHttp(): Promise<void> {
 	const dir = join(tmpdir(), `testfax-bench-flood-${process.pid}`);
 	// Two servers of the same code: one takes the floods, the other (the
@@ -193,18 +209,7 @@ async function benchHttp(): Promise<void> {
 		await normal(flooded);
 		await normal(fresh);
 		const before = await rounds("before");
-		let firstFlood = 0;
-		for (let flood = 0; flood < HTTP_FLOODS; flood++) {
-			const result = await runLoad(
-				{ port: port(flooded), paths: [path], clientOf: (n) => floodAddress(flood, n), maxRequests: KEYS },
-				3600,
-				CONNECTIONS,
-			);
-			if (flood === 0) firstFlood = result.perSecond;
-			console.log(
-				`${line(`flood ${flood + 1}`, result)}  ${(result.perSecond / firstFlood).toFixed(2)}× the first  RSS ${rssMiB(flooded.child.pid).toFixed(0)} MiB`,
-			);
-		}
+		await floodHttp(flooded, port(flooded), path);
 		const after = await rounds("after");
 		console.log(
 			`  flooded/fresh throughput, median of ${ROUNDS} rounds: before the floods ${before.toFixed(2)}`,

@@ -1,4 +1,4 @@
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { realClockEnv } from "./child-env.ts";
@@ -114,6 +114,11 @@ async function launch(dir: string, settings: string[]): Promise<PostgresServer> 
  * its durability. `settings` are more `-c name=value` of the test's.
  */
 export async function startPostgres(settings: string[] = []): Promise<PostgresServer> {
+	if (!existsSync(join(POSTGRES_BIN, "initdb"))) {
+		throw new Error(
+			"PostgreSQL 15 is not installed: apt-get install postgresql-15 (docs/development.md lists every tool; bash .ci/run installs them)",
+		);
+	}
 	const dir = tempDir();
 	await run([
 		join(POSTGRES_BIN, "initdb"),

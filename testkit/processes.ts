@@ -38,6 +38,7 @@ const PACKAGES: Record<string, string> = {
 	tiff2pdf: "libtiff-tools",
 	pdftoppm: "poppler-utils",
 	"redis-cli": "redis-tools",
+	ip: "iproute2",
 };
 
 /** Throws one line naming a tool that is not installed and its Debian package, not Bun's spawn error. */

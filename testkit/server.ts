@@ -2,7 +2,7 @@ import { afterEach } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../lib/config.ts";
+import { type Config, loadConfig } from "../lib/config.ts";
 import { FaxStore, openEngine } from "../lib/db/index.ts";
 import { importFaxes } from "../lib/import/index.ts";
 import type { Logger } from "../lib/log/index.ts";
@@ -46,9 +46,8 @@ export function makeTempDir(): string {
 	return mkdtempSync(join(tmpdir(), "testfax-"));
 }
 
-/** Starts the real server on an ephemeral loopback port with its own SQLite file. */
-export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-	const dir = makeTempDir();
+/** The settings of a test server in `dir`: loopback, ephemeral ports, no demo, no purge, no practical limit. */
+async function testServerEnv(dir: string, options: TestServerOptions): Promise<Record<string, string>> {
 	const env: Record<string, string> = {
 		PORT: "0",
 		HOST: "127.0.0.1",
@@ -65,20 +64,32 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 	// A test that names a database keeps it; otherwise a PostgreSQL run gives each server a fresh one.
 	const databaseUrl = env.DATABASE_URL === undefined && !options.sqlite ? await suiteDatabase() : null;
 	if (databaseUrl !== null) env.DATABASE_URL = databaseUrl;
-	const config = loadConfig(env);
+	return env;
+}
+
+async function importFixtures(config: Config, faxes: unknown[], now: number): Promise<void> {
+	const store = new FaxStore(await openEngine(config));
+	const result = await importFaxes(store, faxes, Math.floor(now / 1000));
+	store.close();
+	if (!result.ok) throw new Error(`test fixtures are invalid: ${result.errors.join("; ")}`);
+}
+
+/** Starts the real server on an ephemeral loopback port with its own SQLite file. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+	const dir = makeTempDir();
+	const config = loadConfig(await testServerEnv(dir, options));
 	const clock = options.clock ?? Date.now;
-	if (options.faxes) {
-		const store = new FaxStore(await openEngine(config));
-		const result = await importFaxes(store, options.faxes, Math.floor(clock() / 1000));
-		store.close();
-		if (!result.ok) throw new Error(`test fixtures are invalid: ${result.errors.join("; ")}`);
-	}
+	if (options.faxes) await importFixtures(config, options.faxes, clock());
 	// A pinned clock pins the rate-limit windows too: they stay open however long the test takes.
 	const server = await startServer(config, {
 		clock,
 		monotonic: options.clock,
 		logger: options.logger ?? silentLog(),
 	});
+	return testServerHandle(server, config, dir);
+}
+
+function testServerHandle(server: RunningServer, config: Config, dir: string): TestServer {
 	const baseUrl = `http://127.0.0.1:${server.port}`;
 	return {
 		...server,

@@ -183,13 +183,8 @@ const ROW_CODES: Record<ModifiedHuffmanRow, string> = {
 	"bar-left": "00110101" + "0000001111" + "0000110111" + "011000" + "00110101",
 };
 
-/**
- * A 1728-pixel-wide page in TIFF compression 2 (CCITT Modified Huffman: T.4
- * one-dimensional codes without EOLs, every row starting on a byte
- * boundary), `rowsPerStrip` rows a strip, at 204 × 196 dpi. No libtiff tool
- * writes this compression, so the rows are coded here.
- */
-export function modifiedHuffmanTiff(rows: ModifiedHuffmanRow[], rowsPerStrip: number): Uint8Array {
+/** The coded rows, `rowsPerStrip` to a strip, each row padded to a byte boundary. */
+function modifiedHuffmanStrips(rows: ModifiedHuffmanRow[], rowsPerStrip: number): Uint8Array[] {
 	const strips: Uint8Array[] = [];
 	for (let first = 0; first < rows.length; first += rowsPerStrip) {
 		const bytes = rows.slice(first, first + rowsPerStrip).flatMap((row) => {
@@ -200,6 +195,17 @@ export function modifiedHuffmanTiff(rows: ModifiedHuffmanRow[], rowsPerStrip: nu
 		});
 		strips.push(Uint8Array.from(bytes));
 	}
+	return strips;
+}
+
+/**
+ * A 1728-pixel-wide page in TIFF compression 2 (CCITT Modified Huffman: T.4
+ * one-dimensional codes without EOLs, every row starting on a byte
+ * boundary), `rowsPerStrip` rows a strip, at 204 × 196 dpi. No libtiff tool
+ * writes this compression, so the rows are coded here.
+ */
+export function modifiedHuffmanTiff(rows: ModifiedHuffmanRow[], rowsPerStrip: number): Uint8Array {
+	const strips = modifiedHuffmanStrips(rows, rowsPerStrip);
 	const entries: [number, 3 | 4 | 5, number[]][] = [
 		[256, 4, [1728]],
 		[257, 4, [rows.length]],

@@ -6,18 +6,18 @@ import type { Parameters } from "fast-check";
  * runs after it. FUZZ_SEED (and FUZZ_PATH) replay a failure fast-check reported.
  */
 export const CASES = {
-	senderLeak: { fast: 300, long: 10_000 },
-	senderIngest: { fast: 10, long: 200 },
-	anySender: { fast: 300, long: 5_000 },
-	listQuery: { fast: 1_000, long: 15_000 },
-	oversizedQuery: { fast: 20, long: 300 },
-	requests: { fast: 800, long: 12_000 },
-	rateLimited: { fast: 300, long: 3_000 },
-	malformedRequests: { fast: 100, long: 2_000 },
-	forwardedFor: { fast: 500, long: 8_000 },
-	faxLifecycle: { fast: 20, long: 300 },
-	damagedDocuments: { fast: 30, long: 1_000 },
-	hylafaxSession: { fast: 40, long: 1_000 },
+	senderLeak: { fast: 300, long: 5_000 },
+	senderIngest: { fast: 10, long: 100 },
+	anySender: { fast: 300, long: 2_500 },
+	listQuery: { fast: 1_000, long: 7_500 },
+	oversizedQuery: { fast: 20, long: 150 },
+	requests: { fast: 800, long: 6_000 },
+	rateLimited: { fast: 300, long: 1_500 },
+	malformedRequests: { fast: 100, long: 1_000 },
+	forwardedFor: { fast: 500, long: 4_000 },
+	faxLifecycle: { fast: 20, long: 150 },
+	damagedDocuments: { fast: 30, long: 500 },
+	hylafaxSession: { fast: 40, long: 500 },
 } as const;
 
 export type Suite = keyof typeof CASES;

@@ -26,7 +26,7 @@ async function passesUnder(preload: string): Promise<string[]> {
 	}
 }
 
-test("the bunfig preload gives every test file its 30 s", async () => {
+test("the bunfig preload gives every test file its 60 s", async () => {
 	expect(await passesUnder(join(import.meta.dir, "../../testkit/test-timeout.ts"))).toEqual(["a", "b"]);
 });
 
