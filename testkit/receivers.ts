@@ -37,6 +37,7 @@ export const ALL_RUNNING = [
 	"install.sh: iaxmodem ttyIAX1 running",
 	"install.sh: faxgetty ttyIAX0 running",
 	"install.sh: faxgetty ttyIAX1 running",
+	"install.sh: call-watch running",
 	"install.sh: the API server running",
 ];
 

@@ -37,7 +37,7 @@ adopt() {
 start_all() {
 	check_pipeline
 	if [ "$systemd" = yes ]; then
-		units="postfix cron testfax-api"
+		units="postfix cron testfax-api testfax-call-watch"
 		[ -z "$soft_modems" ] || units="$units iaxmodem"
 		for tty in $(receiving_ttys); do units="$units faxgetty@$tty"; done
 		# shellcheck disable=SC2086 # one word per unit
@@ -59,7 +59,20 @@ start_all() {
 	for tty in $(receiving_ttys); do
 		alive "faxgetty-$tty" || spawn "faxgetty-$tty" env -i /usr/sbin/faxgetty "$tty"
 	done
+	start_call_watch
 	start_server
+}
+
+# As uucp, HylaFAX's user: it reads the session logs and hands over as faxrcvd
+# does. One running from another folder (the release before an upgrade) is
+# replaced by one running from this one.
+start_call_watch() {
+	if alive call-watch; then
+		[ "$(cat "$RUN/call-watch.app" 2>/dev/null)" != "$app" ] || return 0
+		stop call-watch
+	fi
+	spawn call-watch setpriv --reuid=uucp --regid=uucp --init-groups env -i "$HERE/hylafax/call-watch"
+	printf '%s\n' "$app" >"$RUN/call-watch.app"
 }
 
 # The logs hold raw sender addresses, which the API masks: root and adm only.
@@ -128,7 +141,7 @@ stop_all() {
 		systemctl stop testfax-api
 		return 0
 	fi
-	for name in server $(receiving_ttys | sed 's/^/faxgetty-/') hfaxd faxq \
+	for name in server call-watch $(receiving_ttys | sed 's/^/faxgetty-/') hfaxd faxq \
 		$(for tty in $soft_modems; do echo "iaxmodem-$tty"; done) cron; do
 		stop "$name"
 	done
@@ -167,7 +180,7 @@ pid_of() {
 # One line per daemon the receivers need; 3 when any one is down.
 status_all() {
 	if [ "$systemd" = yes ]; then
-		units="postfix cron faxq testfax-api"
+		units="postfix cron faxq testfax-api testfax-call-watch"
 		[ -z "$soft_modems" ] || units="$units iaxmodem"
 		for tty in $(receiving_ttys); do units="$units faxgetty@$tty"; done
 		down=0
@@ -187,6 +200,7 @@ status_all() {
 	for tty in $(receiving_ttys); do
 		report "faxgetty $tty" "$(pid_of "faxgetty-$tty" -x -f "/usr/sbin/faxgetty $tty")" || down=3
 	done
+	report call-watch "$(pid_of call-watch -u uucp -x -f "/bin/sh $HERE/hylafax/call-watch")" || down=3
 	report "the API server" "$(pid_of server -x -f "$app/node_modules/.bin/bun bin/server.ts")" || down=3
 	return "$down"
 }

@@ -49,7 +49,8 @@ installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok instal
 
 install_packages() {
 	# procps: pgrep, which a minimal Debian lacks, for the daemons of daemons.sh.
-	wanted="postfix hylafax-server hylafax-client cron sudo ssl-cert util-linux procps"
+	# inotify-tools: inotifywait, call-watch's ear on HylaFAX's session logs.
+	wanted="postfix hylafax-server hylafax-client cron sudo ssl-cert util-linux procps inotify-tools"
 	[ -z "$soft_modems" ] || wanted="$wanted iaxmodem"
 	[ "$systemd" = yes ] || wanted="$wanted busybox"
 	missing=""
@@ -317,6 +318,19 @@ install_hand_over() {
 
 install_unit() {
 	[ "$systemd" = yes ] || return 0
+	{
+		echo "# Written by testfax-api's deploy/receivers/install.sh: a call that failed"
+		echo "# in the handshake, listed as HylaFAX ends it (docs/operations.md)."
+		echo "[Unit]"
+		echo "Description=testfax-api call-watch"
+		echo "[Service]"
+		echo "User=uucp"
+		echo "Group=uucp"
+		echo "ExecStart=$HERE/hylafax/call-watch"
+		echo "Restart=always"
+		echo "[Install]"
+		echo "WantedBy=multi-user.target"
+	} | put_file /etc/systemd/system/testfax-call-watch.service 0644 root:root
 	{
 		echo "# Written by testfax-api's deploy/receivers/install.sh."
 		echo "[Unit]"

@@ -12,13 +12,16 @@ Usage: deploy/receivers/install.sh [OPTION]...
 
 Installs and configures, on Debian 12, as root, with or without systemd:
   packages   postfix, hylafax-server, hylafax-client, iaxmodem, cron, sudo,
-             ssl-cert, procps (and busybox for a syslog daemon without systemd)
+             ssl-cert, procps, inotify-tools (and busybox for a syslog daemon
+             without systemd)
   Postfix    the fax addresses piped to the service (master.cf "testfax"),
              STARTTLS with a TLS note in Received, messages up to 60 MiB
   HylaFAX    FaxRcvdCmd of each receiving modem; without --modem, two
              iaxmodems calling each other on loopback (ttyIAX1 dials ttyIAX0)
   hand-over  /etc/sudoers.d/testfax: uucp may run exactly one command as
-             testfax; /etc/cron.d/testfax: the sweep of the receive queue
+             testfax; /etc/cron.d/testfax: the sweep of the receive queue;
+             call-watch (as uucp; a unit with systemd): a call that failed in
+             the handshake, listed as HylaFAX ends it
   service    the user testfax, /etc/testfax-api/testfax.env (kept when it
              exists), its data folders, the unit testfax-api.service
 then starts what is not running. It refuses, with one line, to overwrite a
@@ -39,8 +42,8 @@ Options:
   --stop              stop what --start started (nothing else; the syslog
                       daemon it started keeps running)
   --status            one line per daemon: Postfix, cron, faxq, each
-                      iaxmodem, each faxgetty, the API server; exit 0 when
-                      all run, 3 when any one does not
+                      iaxmodem, each faxgetty, call-watch, the API server;
+                      exit 0 when all run, 3 when any one does not
   --restart server    restart the API server alone (after editing the
                       settings file), with or without systemd
   --help              this text

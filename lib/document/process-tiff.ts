@@ -9,7 +9,7 @@ export async function processTiff(tiff: Uint8Array): Promise<ProcessedDocument |
 	if (!converted.ok) return converted;
 	let thumbnail: Uint8Array;
 	try {
-		thumbnail = await tiffThumbnail(tiff, converted.firstPage);
+		thumbnail = await tiffThumbnail(converted.tiff, converted.firstPage);
 	} catch (error) {
 		if (isHostFault(error)) throw error;
 		return notProcessable("TIFF page 1 is truncated or corrupt");

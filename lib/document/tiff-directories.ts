@@ -38,6 +38,8 @@ export class TiffDirectory {
 		private readonly view: DataView,
 		private readonly littleEndian: boolean,
 		private readonly entries: Map<number, Entry>,
+		/** Where the offset of the next directory is written (0 after the last). */
+		readonly nextOffsetAt: number,
 	) {}
 
 	/** How many values the tag has, as declared; undefined when absent. */
@@ -130,8 +132,20 @@ export function readTiffDirectories(
 				valueOffset: at + 8,
 			});
 		}
-		directories.push(new TiffDirectory(view, littleEndian, entries));
+		directories.push(new TiffDirectory(view, littleEndian, entries, end));
 		offset = view.getUint32(end, littleEndian);
 	}
 	return directories;
+}
+
+/**
+ * The directories that are pages: all but the trailing ones of 0 rows after
+ * a page. A call cut during a page leaves one (HylaFAX's "RECV keeping
+ * unconfirmed page" of a page whose data never came); the pages before it
+ * are the fax.
+ */
+export function pageDirectories(directories: TiffDirectory[]): TiffDirectory[] {
+	let pages = directories.length;
+	while (pages > 1 && directories[pages - 1]?.first(TIFF_TAG.imageLength) === 0) pages--;
+	return directories.slice(0, pages);
 }

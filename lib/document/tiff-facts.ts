@@ -1,5 +1,5 @@
 import { MAX_PAGES } from "./limits.ts";
-import { readTiffDirectories, TIFF_TAG, type TiffDirectory } from "./tiff-directories.ts";
+import { pageDirectories, readTiffDirectories, TIFF_TAG, type TiffDirectory } from "./tiff-directories.ts";
 
 /** What one page's directory says of how it was sent and stored, read from its tags alone. */
 export type TiffPageFacts = {
@@ -44,5 +44,5 @@ function pageFacts(directory: TiffDirectory): TiffPageFacts {
 /** The facts of each page of a TIFF, in page order; null when its directories cannot be read. */
 export function tiffFacts(tiff: Uint8Array): TiffPageFacts[] | null {
 	const directories = readTiffDirectories(tiff, MAX_PAGES);
-	return typeof directories === "string" ? null : directories.map(pageFacts);
+	return typeof directories === "string" ? null : pageDirectories(directories).map(pageFacts);
 }

@@ -10,12 +10,19 @@ import {
 } from "./limits.ts";
 import { type NotProcessable, notProcessable } from "./result.ts";
 import { type CcittCoding, ccittCoding } from "./tiff-ccitt.ts";
-import { readTiffDirectories } from "./tiff-directories.ts";
+import { pageDirectories, readTiffDirectories, type TiffDirectory } from "./tiff-directories.ts";
 import { encodeFrame } from "./tiff-frame-image.ts";
 import { type TiffPageGeometry, tiffPageGeometry } from "./tiff-page-geometry.ts";
 import { type TiffStrip, tiffStrips } from "./tiff-strips.ts";
 
-export type TiffPdf = { ok: true; pdf: Uint8Array; pageCount: number; firstPage: TiffPageGeometry };
+/** `tiff` is the file as its pages: the input, or a copy that ends after its last page. */
+export type TiffPdf = {
+	ok: true;
+	pdf: Uint8Array;
+	pageCount: number;
+	firstPage: TiffPageGeometry;
+	tiff: Uint8Array;
+};
 
 /** A page and, when its CCITT strips go into the PDF as they are, their coding and places. */
 type TiffPage = { geometry: TiffPageGeometry; copied?: { coding: CcittCoding; strips: TiffStrip[] } };
@@ -26,17 +33,26 @@ type TiffPage = { geometry: TiffPageGeometry; copied?: { coding: CcittCoding; st
  * written. CCITT frames (every fax) are copied strip by strip, undecoded;
  * only frames in other compressions are decoded, one at a time.
  */
-export async function convertTiffToPdf(tiff: Uint8Array): Promise<TiffPdf | NotProcessable> {
-	const pages = checkPages(tiff);
+export async function convertTiffToPdf(input: Uint8Array): Promise<TiffPdf | NotProcessable> {
+	const read = readTiffDirectories(input, MAX_PAGES);
+	if (read === "corrupt") {
+		return notProcessable("truncated or corrupt TIFF");
+	}
+	if (read === "too-many") {
+		return notProcessable(`TIFF has more than ${MAX_PAGES} pages`);
+	}
+	if (read.length === 0) return notProcessable("TIFF has no pages");
+	const tiff = withoutEmptyLastPages(input, read);
+	const pages = checkPages(tiff.bytes, read.slice(0, tiff.pages));
 	if (!Array.isArray(pages)) return pages;
 	const writer = new ImagePdfWriter();
 	for (const [index, { geometry, copied }] of pages.entries()) {
 		let images: PdfImage[];
 		if (copied) {
-			images = stripImages(tiff, geometry.width, copied.coding, copied.strips);
+			images = stripImages(tiff.bytes, geometry.width, copied.coding, copied.strips);
 		} else {
 			try {
-				images = [{ ...(await encodeFrame(tiff, index, geometry)), top: 0, rows: geometry.height }];
+				images = [{ ...(await encodeFrame(tiff.bytes, index, geometry)), top: 0, rows: geometry.height }];
 			} catch {
 				return notProcessable(`TIFF page ${index + 1} is truncated or corrupt`);
 			}
@@ -45,18 +61,26 @@ export async function convertTiffToPdf(tiff: Uint8Array): Promise<TiffPdf | NotP
 	}
 	const [first] = pages;
 	if (first === undefined) return notProcessable("TIFF has no pages");
-	return { ok: true, pdf: writer.finish(), pageCount: pages.length, firstPage: first.geometry };
+	return {
+		ok: true,
+		pdf: writer.finish(),
+		pageCount: pages.length,
+		firstPage: first.geometry,
+		tiff: tiff.bytes,
+	};
 }
 
-function checkPages(tiff: Uint8Array): TiffPage[] | NotProcessable {
-	const directories = readTiffDirectories(tiff, MAX_PAGES);
-	if (directories === "corrupt") {
-		return notProcessable("truncated or corrupt TIFF");
-	}
-	if (directories === "too-many") {
-		return notProcessable(`TIFF has more than ${MAX_PAGES} pages`);
-	}
-	if (directories.length === 0) return notProcessable("TIFF has no pages");
+/** The file as its pages: when it has more directories, a copy whose last page links to no next one, so no decoder meets them. */
+function withoutEmptyLastPages(tiff: Uint8Array, directories: TiffDirectory[]) {
+	const pages = pageDirectories(directories).length;
+	const last = directories[pages - 1];
+	if (pages === directories.length || last === undefined) return { bytes: tiff, pages };
+	const bytes = tiff.slice();
+	new DataView(bytes.buffer).setUint32(last.nextOffsetAt, 0, bytes[0] === 0x49);
+	return { bytes, pages };
+}
+
+function checkPages(tiff: Uint8Array, directories: TiffDirectory[]): TiffPage[] | NotProcessable {
 	const pages: TiffPage[] = [];
 	let totalPixels = 0;
 	let copiedBytes = 0;

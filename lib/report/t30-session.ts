@@ -45,7 +45,7 @@ export type T30Session = {
 const LINE = /^(\w{3} +\d+ (\d\d:\d\d:\d\d)\.\d\d): \[ *\d+\]: (.*)$/;
 // Lines that say something of the session; the rest is the modem's AT chatter and data counts.
 const KEPT =
-	/^(SESSION|ANSWER|RECV|REMOTE|TRAINING|<-- HDLC|--> HDLC|RSPREC|COMREC|No sender|Failed|Failure|MODEM Command|.*[Ee]rror)/;
+	/^(SESSION|ANSWER|RECV|REMOTE|TRAINING|<-- HDLC|--> HDLC|RSPREC|COMREC|No sender|Failed|Failure|Timeout|MODEM Command|.*[Ee]rror)/;
 // Private or not the tester's business: the caller ID and the command faxgetty ran.
 const DROPPED = /^(CallID:|RECV FAX: \/)/;
 // An HDLC frame from the caller whose content names it: TSI (x1000010) and NSS (x0100010).
@@ -187,11 +187,17 @@ const ABNORMAL = /^RECV FAX \(\d+\): session with .* terminated abnormally: (.*)
 const ERROR =
 	/^(?:RECV FAX: |RECV FAX \(\d+\): )?(RSPREC error\/.*|COMREC .*|No sender protocol.*|Failed to .*|Failure to .*)$/;
 
-/** Reads an error line into the ending; returns whether the final reason was read. */
+/**
+ * Reads an error line into the ending; returns whether the final reason was
+ * read. HylaFAX's own "RECV FAX: <reason>" outweighs a DCN seen before it: a
+ * sender that gives up in the handshake sends one too (RSPREC error/got DCN).
+ */
 function readEnding(session: T30Session, text: string, clock: string, final: boolean): boolean {
 	const abnormal = ABNORMAL.exec(text);
 	const error = abnormal ?? (final ? null : ERROR.exec(text));
-	if (error && !session.ending.clean) session.ending = { clean: false, reason: error[1] ?? null, at: clock };
+	const stated = error !== null && text.startsWith("RECV FAX: ");
+	if (error && (!session.ending.clean || stated))
+		session.ending = { clean: false, reason: error[1] ?? null, at: clock };
 	return final || abnormal !== null;
 }
 

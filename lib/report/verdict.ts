@@ -38,6 +38,9 @@ const ecmOn =
 	"Turn error correction (ECM) on in your fax machine's settings: damaged data is then sent again.";
 const pagesWord = (count: number) => `${count} page${count === 1 ? "" : "s"}`;
 const resent = (call: CallReport | null) => call?.pages.reduce((sum, page) => sum + page.pprs, 0) ?? 0;
+/** A page of which no ECM frame and no line came. */
+const nothingCame = (page: CallReport["pages"][number] | undefined) =>
+	page !== undefined && page.frames === 0 && (page.lines?.total ?? 0) === 0;
 const badLines = (call: CallReport | null) => call?.pages.filter((page) => (page.lines?.bad ?? 0) > 0) ?? [];
 
 /** The rules, most serious first. */
@@ -69,7 +72,10 @@ export const VERDICTS: Rule[] = [
 			const pages = call?.pages ?? [];
 			const done = pages.filter((page) => page.answer === "MCF").length;
 			const last = pages.at(-1);
-			const where = last?.answer === "MCF" ? `after page ${last.page}` : `during page ${last?.page}`;
+			const where =
+				last?.answer === "MCF"
+					? `after page ${last.page}`
+					: `during page ${last?.page}${nothingCame(last) ? " (none of it came: your machine stopped sending)" : ""}`;
 			return `The call ended early, ${where}: ${pagesWord(done)} arrived whole.${reasonText(call)}`;
 		},
 		advice: ({ session }) => (session?.ecm === false ? [ecmOn, lowerSpeed] : [lowerSpeed]),

@@ -233,7 +233,7 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 			"-c",
 			script,
 		]);
-		// syslogd, cron, postfix, two iaxmodems, faxq, hfaxd, two faxgettys and the API server.
+		// syslogd, cron, postfix, two iaxmodems, faxq, hfaxd, two faxgettys, call-watch and the API server.
 		expect(result.stdout.trim().split("\n")).toEqual([
 			"node v18.20.4 1",
 			"broken 1",
@@ -243,7 +243,7 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 			"second 0",
 			...ALL_RUNNING,
 			"status 0",
-			"10",
+			"11",
 		]);
 		expect(result.stderr).toContain(
 			'testfax-api needs Node 20.19 or later, this is 18.20.4: see docs/operations.md, "Node on Debian 12"\n',

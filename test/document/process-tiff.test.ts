@@ -120,6 +120,27 @@ describe("processDocument with a TIFF", () => {
 		await expectPagesLikeTiff(tiff, result.pdf, ["609.882 x 293.878", "609.882 x 293.878"]);
 	});
 
+	test("a real HylaFAX file of a call cut during page 2: page 1, and not the 0-row page HylaFAX kept unconfirmed", async () => {
+		// fixtures/hylafax/killmidpage: "RECV keeping unconfirmed page" wrote a
+		// second directory with ImageLength 0 and one strip of 0 bytes.
+		const tiff = await Bun.file(`${FIXTURES}/../hylafax/killmidpage/received.tif`).bytes();
+		const directories = readTiffDirectories(tiff, MAX_PAGES);
+		expect(Array.isArray(directories) && directories.map((d) => d.first(TIFF_TAG.imageLength))).toEqual([
+			400, 0,
+		]);
+		const result = await processed(tiff);
+		expect(result.pageCount).toBe(1);
+		expect(await pdfPageSizes(result.pdf)).toEqual([[609.88, 293.88]]);
+	});
+
+	test("a TIFF whose only page has 0 rows is still corrupt", async () => {
+		const tiff = await Bun.file(`${FIXTURES}/../hylafax/killmidpage/received.tif`).bytes();
+		// The file's header pointed at its second directory, the empty page, alone.
+		const alone = tiff.slice();
+		new DataView(alone.buffer).setUint32(4, 1016, true);
+		expect(await processDocument(alone)).toEqual({ ok: false, reason: "truncated or corrupt TIFF" });
+	});
+
 	test("greyscale scan is embedded as JPEG", async () => {
 		const tiff = await sharp({
 			create: { width: 850, height: 1100, channels: 3, background: "#c0c0c0" },

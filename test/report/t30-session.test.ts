@@ -150,3 +150,41 @@ test("the sender gone after page 1's confirmation (a 2-page fax): page 1 complet
 		at: "10:51:48",
 	});
 });
+
+test("the sender gone as page 2 began (its V.17 carrier on, no data): page 1 complete, page 2 with nothing, after HylaFAX's own timers (60 s without a frame sync, then no post-page message)", async () => {
+	const session = parseSessionLog(await log("killmidpage"));
+	expect(
+		session.pages.map(({ page, frames, lines, postPage, answer, time }) => ({
+			page,
+			frames,
+			lines,
+			postPage,
+			answer,
+			time,
+		})),
+	).toEqual([
+		{
+			page: 1,
+			frames: 3,
+			lines: { total: 400, bad: 0, consecutiveBad: 0 },
+			postPage: "MPS",
+			answer: "MCF",
+			time: "0:00:11",
+		},
+		{
+			page: 2,
+			frames: 0,
+			lines: { total: 0, bad: 0, consecutiveBad: 0 },
+			postPage: null,
+			answer: null,
+			time: null,
+		},
+	]);
+	expect(session.ending).toEqual({
+		clean: false,
+		reason: "Write error to file recvq/fax000000069.tif",
+		at: "14:10:51",
+	});
+	expect(session.lines).toContain("14:10:06 Timeout awaiting synchronization sequence");
+	expect(session.lines).toContain("14:10:51 RECV keeping unconfirmed page");
+});

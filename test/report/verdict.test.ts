@@ -75,6 +75,16 @@ describe("the verdict of a real call", () => {
 		expect(verdict.advice).toHaveLength(1);
 	});
 
+	test("ended-during-page: the sender gone as page 2 began (real call, fixtures/hylafax/killmidpage): page 1 kept, page 2 never came, HylaFAX's reason", async () => {
+		const reason = "Write error to file recvq/fax000000069.tif";
+		const report = await callReport("killmidpage", { reason });
+		expect(report.document).toMatchObject({ format: "TIFF", pages: 1 });
+		const verdict = expectRule(report, "ended-during-page");
+		expect(verdict.title).toBe(
+			`The call ended early, during page 2 (none of it came: your machine stopped sending): 1 page arrived whole. HylaFAX said: “${reason}”.`,
+		);
+	});
+
 	test("bad-lines: a page without ECM with bad lines (HylaFAX's line for it, in the ECM-off call's log)", async () => {
 		const log = (await text("fixtures/hylafax/ecmoff9600/receiver.log")).replace(
 			"10:29:57.33: [14119]: RECV: 400 total lines, 0 bad lines, 0 consecutive bad lines",
