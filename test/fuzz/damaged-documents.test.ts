@@ -187,7 +187,7 @@ async function ingestProblems(seed: Seed, input: string, bytes: Uint8Array): Pro
 			problems.push(`pdf-lib reads the PDF as ${pages}, not ${fax.page_count} pages`);
 	}
 	const jpeg = existsSync(thumbnail) ? await jpegInfo(await Bun.file(thumbnail).bytes()) : null;
-	if (jpeg?.format !== "jpeg" || jpeg.width !== 300) problems.push(`thumbnail ${JSON.stringify(jpeg)}`);
+	if (jpeg?.format !== "jpeg" || jpeg.width !== 600) problems.push(`thumbnail ${JSON.stringify(jpeg)}`);
 	return problems;
 }
 
