@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PostgresDatabase } from "../lib/db/index.ts";
 import { childEnv } from "./child-env.ts";
@@ -55,7 +55,7 @@ function spawnPatroni(dir: string, node: ClusterNode, etcdHosts: string): Bun.Su
 	};
 	const log = Bun.file(join(dir, `${node.name}.log`));
 	return Bun.spawn(
-		[...asUser, ...dieWithParent, join(DEPLOY, "patroni-node.sh"), join(dir, `${node.name}.yml`)],
+		[...asUser, ...dieWithParent, join(dir, "patroni-node.sh"), join(dir, `${node.name}.yml`)],
 		{
 			env: childEnv(env),
 			stdin: "ignore",
@@ -131,6 +131,11 @@ async function startHaproxy(
 	return { child, port };
 }
 
+async function stopChild(child: Bun.Subprocess): Promise<void> {
+	child.kill("SIGTERM");
+	await child.exited;
+}
+
 function psql(dir: string, port: number, sql: string): void {
 	const result = Bun.spawnSync(
 		[
@@ -152,11 +157,30 @@ function psql(dir: string, port: number, sql: string): void {
 	if (result.exitCode !== 0) throw new Error(`psql: ${result.stderr.toString()}`);
 }
 
-/** The three nodes' Patroni started on free ports; resolves with the first leader once all stream. */
+/** What a start that failed half-way had started, to be stopped in reverse. */
+type Undo = (() => Promise<unknown>)[];
+
+async function stopPatroni(nodes: ClusterNode[]): Promise<void> {
+	for (const node of nodes) {
+		node.patroni?.kill("SIGTERM");
+		await node.patroni?.exited;
+	}
+}
+
+/**
+ * The three nodes' Patroni started on free ports; resolves with the first
+ * leader once all stream, and fails at once, with its log, when one exits.
+ * The postgres user runs deploy/cluster/patroni-node.sh as copied into the
+ * cluster's folder: a checkout under /root (0700, as a CI clone there was) is
+ * out of its reach, and every node then failed with "Permission denied".
+ */
 async function startNodes(
 	dir: string,
 	etcdHosts: string,
+	undo: Undo,
 ): Promise<{ nodes: ClusterNode[]; leader: ClusterNode }> {
+	copyFileSync(join(DEPLOY, "patroni-node.sh"), join(dir, "patroni-node.sh"));
+	chmodSync(join(dir, "patroni-node.sh"), 0o755);
 	const nodes: ClusterNode[] = [];
 	for (const name of ["node1", "node2", "node3"]) {
 		nodes.push({
@@ -168,6 +192,7 @@ async function startNodes(
 		});
 	}
 	for (const node of nodes) node.patroni = spawnPatroni(dir, node, etcdHosts);
+	undo.push(() => stopPatroni(nodes));
 	const ready = (list: Member[]) =>
 		list.length === 3 &&
 		list.some((m) => m.role === "leader" && m.state === "running") &&
@@ -177,6 +202,11 @@ async function startNodes(
 	const first = await until(
 		"three nodes, a leader and two streaming standbys",
 		async () => {
+			const gone = nodes.find((node) => node.patroni !== null && node.patroni.exitCode !== null);
+			if (gone !== undefined) {
+				const log = readFileSync(join(dir, `${gone.name}.log`), "utf8");
+				throw new Error(`${gone.name}'s Patroni exited: ${log.trim().split("\n").slice(-3).join(" | ")}`);
+			}
 			const list = await members(nodes[0]?.restPort ?? 0);
 			return ready(list) ? list : null;
 		},
@@ -228,10 +258,23 @@ async function untilOnlyPrimary(url: string): Promise<void> {
  */
 export async function startCluster(): Promise<Cluster> {
 	const dir = tempDir();
+	const undo: Undo = [];
+	try {
+		return await clusterIn(dir, undo);
+	} catch (error) {
+		for (const step of undo.reverse()) await step();
+		Bun.spawnSync(["rm", "-rf", dir]);
+		throw error;
+	}
+}
+
+async function clusterIn(dir: string, undo: Undo): Promise<Cluster> {
 	const etcd = await startEtcd(dir);
-	const { nodes, leader } = await startNodes(dir, etcd.hosts);
+	undo.push(() => stopChild(etcd.child));
+	const { nodes, leader } = await startNodes(dir, etcd.hosts, undo);
 	psql(dir, leader.pgPort, "CREATE DATABASE faxes OWNER testfax");
 	const haproxy = await startHaproxy(dir, nodes);
+	undo.push(() => stopChild(haproxy.child));
 	const url = (port: number) => `postgres://testfax:${FAX_PASSWORD}@127.0.0.1:${port}/faxes`;
 	await untilOnlyPrimary(url(haproxy.port));
 	// Each standby has the database once it has replayed its creation.
@@ -259,10 +302,7 @@ export async function startCluster(): Promise<Cluster> {
 		},
 		async stop() {
 			haproxy.child.kill("SIGTERM");
-			for (const node of nodes) {
-				node.patroni?.kill("SIGTERM");
-				await node.patroni?.exited;
-			}
+			await stopPatroni(nodes);
 			etcd.child.kill("SIGTERM");
 			await Promise.all([haproxy.child.exited, etcd.child.exited]);
 			Bun.spawnSync(["rm", "-rf", dir]);
