@@ -57,6 +57,8 @@ function spawnPatroni(dir: string, node: ClusterNode, etcdHosts: string): Bun.Su
 	return Bun.spawn(
 		[...asUser, ...dieWithParent, join(dir, "patroni-node.sh"), join(dir, `${node.name}.yml`)],
 		{
+			// Patroni's Python children change into the directory they were started in.
+			cwd: dir,
 			env: childEnv(env),
 			stdin: "ignore",
 			stdout: log,
@@ -152,7 +154,7 @@ function psql(dir: string, port: number, sql: string): void {
 			"-qc",
 			sql,
 		],
-		{ env: childEnv({}) },
+		{ cwd: dir, env: childEnv({}) },
 	);
 	if (result.exitCode !== 0) throw new Error(`psql: ${result.stderr.toString()}`);
 }
@@ -171,8 +173,9 @@ async function stopPatroni(nodes: ClusterNode[]): Promise<void> {
  * The three nodes' Patroni started on free ports; resolves with the first
  * leader once all stream, and fails at once, with its log, when one exits.
  * The postgres user runs deploy/cluster/patroni-node.sh as copied into the
- * cluster's folder: a checkout under /root (0700, as a CI clone there was) is
- * out of its reach, and every node then failed with "Permission denied".
+ * cluster's folder, from that folder: a checkout under /root (0700, as a CI
+ * clone there was) is out of its reach, and every node then failed with
+ * "Permission denied".
  */
 async function startNodes(
 	dir: string,
