@@ -99,7 +99,8 @@ function rangeAllowed(request: Request, etag: string, lastModified: string): boo
  * request for more than one range gets the whole file: a 200 is always a
  * valid answer to a Range, and a file of a few pages is no cheaper in parts.
  * Bun sends a file body from the file (sendfile); a stream's length is set
- * here, so it is sent with Content-Length rather than in chunks.
+ * here too, though Bun 1.4.5 drops it and sends the stream in chunks
+ * (docs/decisions.md, Workarounds).
  */
 export function fileBody(
 	file: StoredFile,
