@@ -19,8 +19,7 @@ import {
 	sendFaxWith,
 	sessionLogNames,
 } from "../testkit/hylafax-calls.ts";
-import { freePort } from "../testkit/ports.ts";
-import { installReceivers, LISTED, ROOT, SPOOL, sh, until } from "../testkit/receivers.ts";
+import { installReceivers, LISTED, loopbackApi, ROOT, SPOOL, sh, until } from "../testkit/receivers.ts";
 
 /** `cut`: the sender's faxsend killed once its log matches (the line stays up, silent). */
 type Case = { name: string; loss: number; options: string[]; cut?: RegExp };
@@ -173,19 +172,8 @@ async function keepCall(
 const { values } = parseArgs({
 	options: { keep: { type: "string" }, only: { type: "string", multiple: true } },
 });
-const port = await freePort();
-const api = `http://127.0.0.1:${port}`;
-const host = await installReceivers(
-	{
-		HOST: "127.0.0.1",
-		PORT: String(port),
-		ADMIN_PORT: String(await freePort()),
-		CDN_BASE_URL: `${api}/cdn`,
-		SITE_BASE_URL: api,
-		RATE_LIMIT_PER_MINUTE: "100000",
-	},
-	64 * 1024 * 1024,
-);
+const { api, settings } = await loopbackApi();
+const host = await installReceivers(settings, 64 * 1024 * 1024);
 try {
 	console.log(
 		"| call | loss | HylaFAX's reason | file | PPRs | bad lines | page's verdict |\n| - | - | - | - | - | - | - |",

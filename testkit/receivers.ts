@@ -17,6 +17,7 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { freePort } from "./ports.ts";
 
 export const ROOT = join(import.meta.dir, "..");
 /** Where docs/operations.md installs the service; here this checkout, bind-mounted. */
@@ -130,6 +131,23 @@ export interface ReceiversHost {
 }
 
 const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
+
+/** The settings of an API server install.sh runs on free loopback ports, and its base URL. */
+export async function loopbackApi(): Promise<{ api: string; settings: Record<string, string> }> {
+	const port = await freePort();
+	const api = `http://127.0.0.1:${port}`;
+	return {
+		api,
+		settings: {
+			HOST: "127.0.0.1",
+			PORT: String(port),
+			ADMIN_PORT: String(await freePort()),
+			CDN_BASE_URL: `${api}/cdn`,
+			SITE_BASE_URL: api,
+			RATE_LIMIT_PER_MINUTE: "100000",
+		},
+	};
+}
 
 /**
  * install.sh with the test's settings, twice (the second run must change

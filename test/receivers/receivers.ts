@@ -33,7 +33,6 @@ import {
 	sessionLogNames,
 	xferfaxlogReason,
 } from "../../testkit/hylafax-calls.ts";
-import { freePort } from "../../testkit/ports.ts";
 import {
 	ALL_RUNNING,
 	APP,
@@ -42,6 +41,7 @@ import {
 	installReceivers,
 	LISTED,
 	logLines,
+	loopbackApi,
 	RECVQ,
 	type ReceiversHost,
 	ROOT,
@@ -90,15 +90,10 @@ function useSettings(changes: Record<string, string> = {}): void {
 }
 
 beforeAll(async () => {
-	const port = await freePort();
-	api = `http://127.0.0.1:${port}`;
+	const loopback = await loopbackApi();
+	api = loopback.api;
 	settings = {
-		HOST: "127.0.0.1",
-		PORT: String(port),
-		ADMIN_PORT: String(await freePort()),
-		CDN_BASE_URL: `${api}/cdn`,
-		SITE_BASE_URL: api,
-		RATE_LIMIT_PER_MINUTE: "100000",
+		...loopback.settings,
 		BUSY_TIMEOUT_MS: "1000",
 		// The receivers' queues on /metrics, as deploy/receivers/testfax.env ships them.
 		RECEIVER_RECVQ: RECVQ,
