@@ -8,13 +8,13 @@ import {
 	type Answer,
 	allowed,
 	answerOf,
-	defineRateLimitSuite,
 	from,
 	send,
 	sleepUntil,
 	startOfSecond,
 	useServers,
-} from "./suite.ts";
+} from "./answers.ts";
+import { defineRateLimitSuite } from "./suite.ts";
 
 const redis = useRedisServer();
 
