@@ -11,10 +11,11 @@ afterAll(() => server.stop());
 
 const iso = (secondsAgo: number) => `${new Date(Date.now() - secondsAgo * 1000).toISOString().slice(0, 19)}Z`;
 
-test("ingest, import, remove and purge beside heavy reads: no reader sees an error", async () => {
-	const pdf = join(server.dir, "fax.pdf");
+/** A PDF to ingest and an import of 20,000 faxes over the last day, in the server's folder. */
+async function writeInputs(dir: string): Promise<{ pdf: string; bulk: string }> {
+	const pdf = join(dir, "fax.pdf");
 	await Bun.write(pdf, await textPdf([[595.28, 841.89]]));
-	const bulk = join(server.dir, "bulk.json");
+	const bulk = join(dir, "bulk.json");
 	await Bun.write(
 		bulk,
 		JSON.stringify(
@@ -27,12 +28,11 @@ test("ingest, import, remove and purge beside heavy reads: no reader sees an err
 			})),
 		),
 	);
-	const expired = await runFax(
-		["ingest", pdf, "--source", "phone", "--received-at", iso(31 * 86_400)],
-		server.env,
-	);
-	const toRemove = await runFax(["ingest", pdf, "--source", "phone"], server.env);
+	return { pdf, bulk };
+}
 
+/** Twelve readers ask the paths in turn, from before `work` starts until it has ended, counting each status. */
+async function readAround<T>(paths: string[], work: () => Promise<T>) {
 	const statuses = new Map<number, number>();
 	let writing = true;
 	const reader = async (path: string) => {
@@ -42,21 +42,19 @@ test("ingest, import, remove and purge beside heavy reads: no reader sees an err
 			statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
 		}
 	};
-	const readers = Array.from({ length: 12 }, (_, i) =>
-		reader(
-			[
-				"/api/faxes?limit=100",
-				"/api/faxes?from=%2B15550000042",
-				`/api/faxes/${toRemove.stdout.trim()}`,
-				`/api/faxes/${expired.stdout.trim()}`,
-			][i % 4] ?? "/api/faxes",
-		),
-	);
-	const writers = await Promise.all([
+	const readers = Array.from({ length: 12 }, (_, i) => reader(paths[i % paths.length] ?? "/api/faxes"));
+	const result = await work();
+	writing = false;
+	await Promise.all(readers);
+	return { result, statuses };
+}
+
+function writeAll(pdf: string, bulk: string, toRemove: string) {
+	return Promise.all([
 		runFax(["import", bulk], server.env),
 		runFax(["ingest", pdf, "--source", "email"], server.env),
 		runFax(["ingest", pdf, "--source", "phone"], server.env),
-		runFax(["remove", toRemove.stdout.trim()], server.env),
+		runFax(["remove", toRemove], server.env),
 		runFax(["purge"], server.env),
 		runFax(["ingest", pdf, "--source", "phone"], server.env),
 		// A purge reads before it writes: several beside the other writers catch
@@ -64,8 +62,25 @@ test("ingest, import, remove and purge beside heavy reads: no reader sees an err
 		runFax(["purge"], server.env),
 		runFax(["purge"], server.env),
 	]);
-	writing = false;
-	await Promise.all(readers);
+}
+
+test("ingest, import, remove and purge beside heavy reads: no reader sees an error", async () => {
+	const { pdf, bulk } = await writeInputs(server.dir);
+	const expired = await runFax(
+		["ingest", pdf, "--source", "phone", "--received-at", iso(31 * 86_400)],
+		server.env,
+	);
+	const toRemove = await runFax(["ingest", pdf, "--source", "phone"], server.env);
+
+	const paths = [
+		"/api/faxes?limit=100",
+		"/api/faxes?from=%2B15550000042",
+		`/api/faxes/${toRemove.stdout.trim()}`,
+		`/api/faxes/${expired.stdout.trim()}`,
+	];
+	const { result: writers, statuses } = await readAround(paths, () =>
+		writeAll(pdf, bulk, toRemove.stdout.trim()),
+	);
 
 	expect(writers.map((result) => [result.code, result.stderr])).toEqual(writers.map(() => [0, ""]));
 	const seen = [...statuses.keys()].sort();

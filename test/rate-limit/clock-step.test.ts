@@ -15,6 +15,48 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const HOUR = 3600;
 const WINDOW_SECONDS = 5;
 
+const EXPECTED_LISTS = [
+	["fax_new1", "fax_tie1", "fax_mid1", "fax_old1"],
+	["fax_new1", "fax_tie1", "fax_mid1"],
+];
+
+/** Four faxes, two received in the same second, imported into a database of the env's. */
+async function importFaxes(env: Record<string, string>): Promise<void> {
+	const records = [
+		faxRecord({ slug: "fax_new1", received_at: ago(60) }),
+		faxRecord({ slug: "fax_mid1", received_at: ago(1800) }),
+		faxRecord({ slug: "fax_tie1", received_at: ago(1800) }),
+		faxRecord({ slug: "fax_old1", received_at: ago(5 * HOUR) }),
+	];
+	await Bun.write(join(dir, "faxes.json"), JSON.stringify(records));
+	expect((await runFax(["import", join(dir, "faxes.json")], env)).code).toBe(0);
+}
+
+/** The slugs of the default list and of the last two hours, each asked as a client of its own count. */
+function listsAsNewClients(url: string): () => Promise<string[][]> {
+	let client = 0;
+	const slugs = async (query: string) => {
+		client++;
+		const answer = await fetch(`${url}/api/faxes${query}`, {
+			headers: { "x-forwarded-for": `192.0.2.${client}` },
+		});
+		expect(answer.status).toBe(200);
+		return ((await answer.json()) as { slug: string }[]).map((fax) => fax.slug);
+	};
+	return async () => [await slugs(""), await slugs(`?since=${ago(2 * HOUR)}`)];
+}
+
+/** A list asked by the one client that gets used up: its status and when its window ends. */
+async function askAsUsedUpClient(url: string) {
+	const answer = await fetch(`${url}/api/faxes`);
+	await answer.arrayBuffer();
+	return {
+		status: answer.status,
+		retryAfter: Number(answer.headers.get("retry-after")),
+		reset: Number(answer.headers.get("x-ratelimit-reset")),
+	};
+}
+
 test("the server's wall clock stepped an hour back and ahead: a used-up client waits out only its window, and the lists stay the same", async () => {
 	const env = {
 		DATABASE_PATH: join(dir, "faxes.sqlite"),
@@ -24,57 +66,26 @@ test("the server's wall clock stepped an hour back and ahead: a used-up client w
 		RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
 		TRUST_PROXY: "127.0.0.1",
 	};
-	const records = [
-		faxRecord({ slug: "fax_new1", received_at: ago(60) }),
-		faxRecord({ slug: "fax_mid1", received_at: ago(1800) }),
-		faxRecord({ slug: "fax_tie1", received_at: ago(1800) }),
-		faxRecord({ slug: "fax_old1", received_at: ago(5 * HOUR) }),
-	];
-	await Bun.write(join(dir, "faxes.json"), JSON.stringify(records));
-	expect((await runFax(["import", join(dir, "faxes.json")], env)).code).toBe(0);
+	await importFaxes(env);
 	const clock = steppedClock(dir);
 	const { child, url } = await startServerProcess({ ...env, ...clock.env });
 	try {
-		let client = 0;
-		/** The slugs of a list answer, asked as a client of its own count. */
-		const slugs = async (query: string) => {
-			client++;
-			const answer = await fetch(`${url}/api/faxes${query}`, {
-				headers: { "x-forwarded-for": `192.0.2.${client}` },
-			});
-			expect(answer.status).toBe(200);
-			return ((await answer.json()) as { slug: string }[]).map((fax) => fax.slug);
-		};
-		const lists = async () => [await slugs(""), await slugs(`?since=${ago(2 * HOUR)}`)];
-		const expected = [
-			["fax_new1", "fax_tie1", "fax_mid1", "fax_old1"],
-			["fax_new1", "fax_tie1", "fax_mid1"],
-		];
-		expect(await lists()).toEqual(expected);
-
-		const limited = async () => {
-			const answer = await fetch(`${url}/api/faxes`);
-			await answer.arrayBuffer();
-			return {
-				status: answer.status,
-				retryAfter: Number(answer.headers.get("retry-after")),
-				reset: Number(answer.headers.get("x-ratelimit-reset")),
-			};
-		};
-		for (let i = 0; i < 3; i++) expect((await limited()).status).toBe(200);
+		const lists = listsAsNewClients(url);
+		expect(await lists()).toEqual(EXPECTED_LISTS);
+		for (let i = 0; i < 3; i++) expect((await askAsUsedUpClient(url)).status).toBe(200);
 		for (const step of [-HOUR, HOUR]) {
 			clock.stepTo(step);
-			const refused = await limited();
+			const refused = await askAsUsedUpClient(url);
 			const serverNow = Date.now() / 1000 + step;
 			expect(refused.status).toBe(429);
 			expect(refused.retryAfter).toBeGreaterThanOrEqual(1);
 			expect(refused.retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
 			expect(Math.abs(refused.reset - (serverNow + refused.retryAfter))).toBeLessThanOrEqual(2);
-			expect(await lists()).toEqual(expected);
+			expect(await lists()).toEqual(EXPECTED_LISTS);
 		}
 		clock.stepTo(-HOUR);
 		await Bun.sleep(WINDOW_SECONDS * 1000);
-		expect((await limited()).status).toBe(200);
+		expect((await askAsUsedUpClient(url)).status).toBe(200);
 	} finally {
 		child.kill("SIGKILL");
 		await child.exited;

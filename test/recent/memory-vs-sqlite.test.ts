@@ -92,78 +92,112 @@ afterEach(() => {
 	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+type Settings = typeof settings extends fc.Arbitrary<infer T> ? T : never;
+type Operation = typeof operation extends fc.Arbitrary<infer T> ? T : never;
+type Query = typeof query extends fc.Arbitrary<infer T> ? T : never;
+type NewFax = { offset: number; sender: string | null; processed: boolean };
+
+/** One run of the property: the store both writers share, its memory, and the clock and slugs so far. */
+interface Run {
+	store: FaxStore;
+	writers: Record<"own" | "other", FaxStore>;
+	recent: RecentFaxes;
+	queries: Query[];
+	now: number;
+	next: number;
+	slugs: string[];
+}
+
+/** Every query's list and every slug's lookup (and one never stored) from memory, against SQLite's. */
+function check(run: Run): void {
+	const { recent, store, now } = run;
+	const cutoff = retentionCutoff(now);
+	for (const { back, sender, limit } of run.queries) {
+		const list: ListQuery = { after: Math.max(now - back, cutoff - 1), sender, limit };
+		expect(recent.list(list, now).text).toBe(sqliteList(store, list));
+	}
+	for (const slug of [...run.slugs, "fax_never"]) {
+		expect(asJson(recent.lookup(slug, cutoff, now))).toEqual(sqliteLookup(store, slug, cutoff));
+	}
+}
+
+function toRow(run: Run, fax: NewFax): FaxRow {
+	const row: FaxRow = {
+		slug: `fax_p${run.next++}`,
+		source: "phone",
+		sender: fax.sender,
+		received_at: run.now + fax.offset,
+		page_count: fax.processed ? 2 : null,
+		file_size: fax.processed ? 2000 : null,
+	};
+	run.slugs.push(row.slug);
+	return row;
+}
+
+async function apply(run: Run, op: Operation): Promise<void> {
+	if (op.kind === "advance") run.now += op.seconds;
+	else if (op.kind === "insert") {
+		const rows = op.faxes.map((fax) => toRow(run, fax));
+		await run.writers[op.via].write((writer) => {
+			for (const row of rows) writer.insert(row);
+		});
+	} else if (op.kind === "import") {
+		const staged = await run.writers[op.via].beginImport();
+		await staged.load(
+			op.faxes.map((fax) => toRow(run, fax)),
+			[],
+			run.now,
+			() => {},
+		);
+		if (op.publish) {
+			// Answers while the rows are hidden pass over their ids.
+			check(run);
+			await staged.publish();
+		}
+	} else if (op.kind === "remove") {
+		const slug = run.slugs[op.pick % Math.max(1, run.slugs.length)];
+		if (slug !== undefined) await run.writers[op.via].remove(slug, run.now);
+	} else if (op.kind === "tombstone") {
+		const slug = `fax_p${run.next++}`;
+		await run.writers[op.via].write((writer) => writer.tombstone(slug, run.now));
+		run.slugs.push(slug);
+	} else await run.writers[op.via].purgeBefore(retentionCutoff(run.now), run.now);
+}
+
+/** The operations on a fresh database, written through this process's store or another's, checked after each. */
+async function memoryAgainstSqlite(
+	options: Settings,
+	operations: Operation[],
+	queries: Query[],
+): Promise<void> {
+	const dir = makeTempDir();
+	dirs.push(dir);
+	const path = join(dir, "faxes.sqlite");
+	const db = openDatabase(path);
+	const other = openDatabase(path);
+	const store = new FaxStore(db);
+	const writers = { own: store, other: new FaxStore(other) };
+	try {
+		const recent = new RecentFaxes(store, json, NOW_SECONDS, options);
+		const run: Run = { store, writers, recent, queries, now: NOW_SECONDS, next: 0, slugs: [] };
+		check(run);
+		for (const op of operations) {
+			await apply(run, op);
+			check(run);
+		}
+	} finally {
+		other.close();
+		db.close();
+	}
+}
+
 test("every list and lookup from memory is byte for byte the SQLite answer, whoever writes", async () => {
 	await fc.assert(
 		fc.asyncProperty(
 			settings,
 			fc.array(operation, { minLength: 1, maxLength: 25 }),
 			fc.array(query, { minLength: 4, maxLength: 8 }),
-			async (options, operations, queries) => {
-				const dir = makeTempDir();
-				dirs.push(dir);
-				const path = join(dir, "faxes.sqlite");
-				const db = openDatabase(path);
-				const other = openDatabase(path);
-				const store = new FaxStore(db);
-				const writers = { own: store, other: new FaxStore(other) };
-				let now = NOW_SECONDS;
-				let next = 0;
-				const slugs: string[] = [];
-				try {
-					const recent = new RecentFaxes(store, json, now, options);
-					const check = () => {
-						const cutoff = retentionCutoff(now);
-						for (const { back, sender, limit } of queries) {
-							const list: ListQuery = { after: Math.max(now - back, cutoff - 1), sender, limit };
-							expect(recent.list(list, now).text).toBe(sqliteList(store, list));
-						}
-						for (const slug of [...slugs, "fax_never"]) {
-							expect(asJson(recent.lookup(slug, cutoff, now))).toEqual(sqliteLookup(store, slug, cutoff));
-						}
-					};
-					const toRow = (fax: { offset: number; sender: string | null; processed: boolean }): FaxRow => {
-						const row: FaxRow = {
-							slug: `fax_p${next++}`,
-							source: "phone",
-							sender: fax.sender,
-							received_at: now + fax.offset,
-							page_count: fax.processed ? 2 : null,
-							file_size: fax.processed ? 2000 : null,
-						};
-						slugs.push(row.slug);
-						return row;
-					};
-					check();
-					for (const op of operations) {
-						if (op.kind === "advance") now += op.seconds;
-						else if (op.kind === "insert") {
-							const rows = op.faxes.map(toRow);
-							await writers[op.via].write((writer) => {
-								for (const row of rows) writer.insert(row);
-							});
-						} else if (op.kind === "import") {
-							const staged = await writers[op.via].beginImport();
-							await staged.load(op.faxes.map(toRow), [], now, () => {});
-							if (op.publish) {
-								// Answers while the rows are hidden pass over their ids.
-								check();
-								await staged.publish();
-							}
-						} else if (op.kind === "remove") {
-							const slug = slugs[op.pick % Math.max(1, slugs.length)];
-							if (slug !== undefined) await writers[op.via].remove(slug, now);
-						} else if (op.kind === "tombstone") {
-							const slug = `fax_p${next++}`;
-							await writers[op.via].write((writer) => writer.tombstone(slug, now));
-							slugs.push(slug);
-						} else await writers[op.via].purgeBefore(retentionCutoff(now), now);
-						check();
-					}
-				} finally {
-					other.close();
-					db.close();
-				}
-			},
+			memoryAgainstSqlite,
 		),
 		{ numRuns: 150 },
 	);

@@ -40,8 +40,10 @@ const filesOf = (storageDir: string, slug: string) =>
 		[`${slug}.pdf`, `${slug}-thumb.jpg`].map((name) => Bun.file(join(storageDir, "faxes", name)).bytes()),
 	);
 
-test("fax backup while ingests run, restored on a fresh folder: rows, 410s, receipts and byte-identical files", async () => {
-	const first = host("first");
+type Host = ReturnType<typeof host>;
+
+/** Three ingests with receipt keys (the second then removed) and an imported fax whose files sit on disk. */
+async function fillFirstHost(first: Host): Promise<string[]> {
 	const ingested: string[] = [];
 	for (const [input, source, key] of [
 		[TIFF, "phone", "k:1"],
@@ -52,7 +54,7 @@ test("fax backup while ingests run, restored on a fresh folder: rows, 410s, rece
 		expect(result.code).toBe(0);
 		ingested.push(result.stdout.trim());
 	}
-	const [kept, removed, other] = ingested;
+	const [kept, removed] = ingested;
 	expect((await first.fax(["remove", removed ?? ""])).code).toBe(0);
 	// An imported fax whose files were put beside it on disk, as an operator moving a site does.
 	const importFile = join(root, "import.json");
@@ -61,8 +63,11 @@ test("fax backup while ingests run, restored on a fresh folder: rows, 410s, rece
 	const [pdf, thumbnail] = await filesOf(first.env.STORAGE_DIR, kept ?? "");
 	writeFileSync(join(first.env.STORAGE_DIR, "faxes", "fax_Imported01.pdf"), pdf ?? "");
 	writeFileSync(join(first.env.STORAGE_DIR, "faxes", "fax_Imported01-thumb.jpg"), thumbnail ?? "");
+	return ingested;
+}
 
-	// The backup is taken while another ingest writes.
+/** `fax backup` while another ingest writes; a second backup into the same folder is refused. */
+async function backUpWhileIngesting(first: Host): Promise<void> {
 	const writing = Bun.spawn([process.execPath, "bin/fax.ts", "ingest", TIFF, "--source", "phone"], {
 		cwd: ROOT,
 		env: childEnv(first.env),
@@ -79,8 +84,10 @@ test("fax backup while ingests run, restored on a fresh folder: rows, 410s, rece
 	const again = await first.fax(["backup", join(root, "backup")]);
 	expect(again.code).toBe(1);
 	expect(again.stderr).toContain("exists already");
+}
 
-	const second = host("second");
+/** restore.sh onto the second host's fresh folder, then once more, which it refuses. */
+async function restoreOnFreshHost(second: Host): Promise<void> {
 	mkdirSync(join(root, "second"));
 	const restore = await runCommand([join(ROOT, "deploy/replication/restore.sh"), join(root, "backup")], {
 		cwd: root,
@@ -101,13 +108,21 @@ test("fax backup while ingests run, restored on a fresh folder: rows, 410s, rece
 	});
 	expect(refused.code).toBe(1);
 	expect(refused.stderr).toContain("exists; this restores onto a fresh host only");
+}
 
+/** The restored host serves the live faxes with the first host's bytes, and the removed one as gone. */
+async function expectServedAsBefore(
+	first: Host,
+	second: Host,
+	live: string[],
+	removed: string,
+): Promise<void> {
 	const server = await startServerProcess(second.env);
 	try {
-		for (const slug of [kept, other, "fax_Imported01"]) {
+		for (const slug of live) {
 			expect((await fetch(`${server.url}/api/faxes/${slug}`, { headers: UA })).status).toBe(200);
-			const original = await filesOf(first.env.STORAGE_DIR, slug ?? "");
-			expect(await filesOf(second.env.STORAGE_DIR, slug ?? "")).toEqual(original);
+			const original = await filesOf(first.env.STORAGE_DIR, slug);
+			expect(await filesOf(second.env.STORAGE_DIR, slug)).toEqual(original);
 			const served = await fetch(`${server.url}/cdn/faxes/${slug}.pdf`);
 			expect(new Uint8Array(await served.arrayBuffer())).toEqual(new Uint8Array(original[0] ?? []));
 		}
@@ -116,9 +131,12 @@ test("fax backup while ingests run, restored on a fresh folder: rows, 410s, rece
 		server.child.kill("SIGTERM");
 		await server.child.exited;
 	}
+}
+
+/** A repeated receipt key answers the removed fax; every live fax has its bytes, the removed one's went with its row. */
+async function expectReceiptsAndFiles(second: Host, removed: string): Promise<void> {
 	const repeat = await second.fax(["ingest", EMAIL, "--source", "email", "--receipt-key", "k:2"]);
 	expect(repeat.stdout).toBe(`${removed}\n`);
-	// Every live fax has its bytes, the removed one's went with its row.
 	const db = new Database(second.env.DATABASE_PATH, { readonly: true });
 	const slugs = (sql: string) =>
 		db
@@ -128,8 +146,19 @@ test("fax backup while ingests run, restored on a fresh folder: rows, 410s, rece
 	expect(slugs("SELECT slug FROM fax_files ORDER BY slug")).toEqual(
 		slugs("SELECT slug FROM faxes WHERE file_size IS NOT NULL ORDER BY slug"),
 	);
-	expect(slugs("SELECT slug FROM fax_files")).not.toContain(removed ?? "");
+	expect(slugs("SELECT slug FROM fax_files")).not.toContain(removed);
 	db.close();
+}
+
+test("fax backup while ingests run, restored on a fresh folder: rows, 410s, receipts and byte-identical files", async () => {
+	const first = host("first");
+	const [kept, removed, other] = await fillFirstHost(first);
+	// The backup is taken while another ingest writes.
+	await backUpWhileIngesting(first);
+	const second = host("second");
+	await restoreOnFreshHost(second);
+	await expectServedAsBefore(first, second, [kept ?? "", other ?? "", "fax_Imported01"], removed ?? "");
+	await expectReceiptsAndFiles(second, removed ?? "");
 });
 
 test("the purge copies into the database the files only the disk holds, and only those", async () => {

@@ -53,6 +53,60 @@ describe("retry delays", () => {
 	});
 });
 
+/** The progress of a wait for an unknown sender's 1-page fax: started, then a list, a 429 and a 503. */
+function progressAfterEachPoll(): WaitProgress[] {
+	const common = {
+		waitingFor: "a fax without sender ID with 1 page received after 2026-11-21T10:00:04Z",
+		timeoutMs: 600_000,
+	};
+	return [
+		{
+			...common,
+			outcome: "started",
+			elapsedMs: 0,
+			polls: 0,
+			lastStatus: null,
+			rateLimitRemaining: null,
+			listed: null,
+			error: null,
+			nextPollInMs: 0,
+		},
+		{
+			...common,
+			outcome: "no-match",
+			elapsedMs: 0,
+			polls: 1,
+			lastStatus: 200,
+			rateLimitRemaining: 59,
+			listed: 0,
+			error: null,
+			nextPollInMs: 5000,
+		},
+		{
+			...common,
+			outcome: "rate-limited",
+			elapsedMs: 5000,
+			polls: 2,
+			lastStatus: 429,
+			rateLimitRemaining: 0,
+			listed: null,
+			error: null,
+			nextPollInMs: 7000,
+		},
+		{
+			...common,
+			outcome: "failed",
+			elapsedMs: 12_000,
+			polls: 3,
+			lastStatus: 503,
+			rateLimitRemaining: null,
+			listed: null,
+			error: "Service Unavailable.",
+			nextPollInMs: 5000,
+		},
+	];
+}
+
 describe("waitForFax", () => {
 	test("polls with a fixed since, its own User-Agent, and returns the oldest match", async () => {
 		const time = fakeTime();
@@ -168,56 +222,7 @@ describe("waitForFax", () => {
 			{ baseUrl: BASE, from: "Unknown", pages: 1, intervalSeconds: 5 },
 			{ ...time, fetch, onProgress: (event) => events.push(event) },
 		);
-		const common = {
-			waitingFor: "a fax without sender ID with 1 page received after 2026-11-21T10:00:04Z",
-			timeoutMs: 600_000,
-		};
-		expect(events).toEqual([
-			{
-				...common,
-				outcome: "started",
-				elapsedMs: 0,
-				polls: 0,
-				lastStatus: null,
-				rateLimitRemaining: null,
-				listed: null,
-				error: null,
-				nextPollInMs: 0,
-			},
-			{
-				...common,
-				outcome: "no-match",
-				elapsedMs: 0,
-				polls: 1,
-				lastStatus: 200,
-				rateLimitRemaining: 59,
-				listed: 0,
-				error: null,
-				nextPollInMs: 5000,
-			},
-			{
-				...common,
-				outcome: "rate-limited",
-				elapsedMs: 5000,
-				polls: 2,
-				lastStatus: 429,
-				rateLimitRemaining: 0,
-				listed: null,
-				error: null,
-				nextPollInMs: 7000,
-			},
-			{
-				...common,
-				outcome: "failed",
-				elapsedMs: 12_000,
-				polls: 3,
-				lastStatus: 503,
-				rateLimitRemaining: null,
-				listed: null,
-				error: "Service Unavailable.",
-				nextPollInMs: 5000,
-			},
-		]);
+		expect(events).toEqual(progressAfterEachPoll());
 	});
 
 	test("a 429 waits Retry-After, but not past the time limit; only 429s end as rate limited", async () => {
