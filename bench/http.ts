@@ -273,6 +273,84 @@ async function benchLogging(
 	return cost;
 }
 
+/** The settings every server of a comparison shares: the rate limit is raised so answers stay 200. */
+const COMMON_ENV = { ...URLS, SEED_DEMO: "0", PURGE_INTERVAL: "0", RATE_LIMIT_PER_MINUTE: String(LIMIT) };
+
+interface Servers {
+	service: Server;
+	embedded: Server;
+	ceiling: Server;
+	naive: Server;
+}
+
+/** The servers that answer the scenario: the yardsticks leave out what they do not serve. */
+function serversOf(servers: Servers, scenario: Scenario) {
+	return {
+		service: servers.service,
+		// The used-up window lives in Redis: the embedded service's own count never reaches it.
+		embedded: scenario.clients !== USED ? servers.embedded : null,
+		ceiling: scenario.ceiling ? servers.ceiling : null,
+		naive: scenario.naive ? servers.naive : null,
+	};
+}
+
+/** The ceiling (answering the bodies the service gave) and the naive yardstick, on the service's Redis. */
+async function startYardsticks(
+	dir: string,
+	service: Server,
+	all: Scenario[],
+	redisUrl: string,
+	databasePath: string,
+): Promise<Pick<Servers, "ceiling" | "naive">> {
+	const bodies: Record<string, [number, string]> = {};
+	// The ceiling's 429 comes from its own Redis count, like the service's.
+	for (const scenario of all)
+		if (scenario.ceiling && scenario.clients !== USED)
+			bodies[scenario.path] = (await fetchAnswer(service, scenario)).slice(0, 2) as [number, string];
+	const bodiesPath = join(dir, "bodies.json");
+	await Bun.write(bodiesPath, JSON.stringify(bodies));
+	const redisEnv = { ...COMMON_ENV, REDIS_URL: redisUrl };
+	const ceiling = await start("bench/ceiling-server.ts", {
+		...redisEnv,
+		BODIES: bodiesPath,
+		RATE_LIMIT_PREFIX: PREFIXES.ceiling,
+	});
+	const naive = await start("bench/naive-server.ts", {
+		...redisEnv,
+		DATABASE_PATH: databasePath,
+		RATE_LIMIT_PREFIX: PREFIXES.naive,
+	});
+	return { ceiling, naive };
+}
+
+/** Each scenario against the servers that answer it, in alternating rounds. */
+async function measureRows(faxes: number, servers: Servers, all: Scenario[]): Promise<Row[]> {
+	const rows: Row[] = [];
+	for (const scenario of all) {
+		const bytes = Buffer.byteLength((await fetchAnswer(servers.service, scenario))[1], "latin1");
+		const named = Object.entries(serversOf(servers, scenario)).filter(
+			(entry): entry is [string, Server] => entry[1] !== null,
+		);
+		const results = await alternating(
+			named.map(([, server]) => server),
+			scenario,
+		);
+		const of = (name: string) => results[named.findIndex(([key]) => key === name)] ?? null;
+		const row: Row = {
+			scenario,
+			bytes,
+			service: of("service") as Measured,
+			embedded: of("embedded"),
+			ceiling: of("ceiling"),
+			naive: of("naive"),
+		};
+		rows.push(row);
+		const share = row.embedded ? (row.service.perSecond / row.embedded.perSecond).toFixed(2) : "—";
+		console.error(`${faxes}: ${scenario.name}: Redis shape ${share}× embedded`);
+	}
+	return rows;
+}
+
 export async function benchSize(
 	dir: string,
 	faxes: number,
@@ -286,9 +364,8 @@ export async function benchSize(
 	const redis = new Redis(redisUrl);
 	const loadBefore = await loadAverage();
 	try {
-		const common = { ...URLS, SEED_DEMO: "0", PURGE_INTERVAL: "0", RATE_LIMIT_PER_MINUTE: String(LIMIT) };
 		const serviceEnv = {
-			...common,
+			...COMMON_ENV,
 			DATABASE_PATH: databasePath,
 			REDIS_URL: redisUrl,
 			RATE_LIMIT_PREFIX: PREFIXES.service,
@@ -299,66 +376,19 @@ export async function benchSize(
 		const service = await start("bin/server.ts", serviceEnv, logFile);
 		const started = await rssMiB(service.child.pid);
 		const all = scenarios();
-		const bodies: Record<string, [number, string]> = {};
 		for (const prefix of Object.values(PREFIXES)) await redis.set(prefix + USED_UP, LIMIT * 2, "PX", 600_000);
-		// The ceiling's 429 comes from its own Redis count, like the service's.
-		for (const scenario of all)
-			if (scenario.ceiling && scenario.clients !== USED)
-				bodies[scenario.path] = (await fetchAnswer(service, scenario)).slice(0, 2) as [number, string];
-		const bodiesPath = join(dir, "bodies.json");
-		await Bun.write(bodiesPath, JSON.stringify(bodies));
-		const redisEnv = { ...common, REDIS_URL: redisUrl };
-		const ceiling = await start("bench/ceiling-server.ts", {
-			...redisEnv,
-			BODIES: bodiesPath,
-			RATE_LIMIT_PREFIX: PREFIXES.ceiling,
-		});
-		const naive = await start("bench/naive-server.ts", {
-			...redisEnv,
-			DATABASE_PATH: databasePath,
-			RATE_LIMIT_PREFIX: PREFIXES.naive,
-		});
+		const { ceiling, naive } = await startYardsticks(dir, service, all, redisUrl, databasePath);
 		// The same service and database without REDIS_URL, logging alike (into a file of its own).
 		const embeddedLog = join(dir, "embedded.log");
 		const { REDIS_URL: _, RATE_LIMIT_PREFIX: __, ...embeddedEnv } = serviceEnv;
 		const embedded = await start("bin/server.ts", embeddedEnv, embeddedLog);
-		// The used-up window lives in Redis: the embedded service's own count never reaches it.
-		const withEmbedded = (scenario: Scenario) => scenario.clients !== USED;
-		const serversOf = (scenario: Scenario) => ({
-			service,
-			embedded: withEmbedded(scenario) ? embedded : null,
-			ceiling: scenario.ceiling ? ceiling : null,
-			naive: scenario.naive ? naive : null,
-		});
+		const servers: Servers = { service, embedded, ceiling, naive };
 		for (const scenario of all) {
-			const servers = Object.values(serversOf(scenario)).filter((server) => server !== null);
-			await sameAnswers(servers, scenario);
+			const answering = Object.values(serversOf(servers, scenario)).filter((server) => server !== null);
+			await sameAnswers(answering, scenario);
 		}
 		for (const server of [ceiling, naive, service, embedded]) await warmUp(server, all);
-
-		const rows: Row[] = [];
-		for (const scenario of all) {
-			const bytes = Buffer.byteLength((await fetchAnswer(service, scenario))[1], "latin1");
-			const named = Object.entries(serversOf(scenario)).filter(
-				(entry): entry is [string, Server] => entry[1] !== null,
-			);
-			const results = await alternating(
-				named.map(([, server]) => server),
-				scenario,
-			);
-			const of = (name: string) => results[named.findIndex(([key]) => key === name)] ?? null;
-			const row: Row = {
-				scenario,
-				bytes,
-				service: of("service") as Measured,
-				embedded: of("embedded"),
-				ceiling: of("ceiling"),
-				naive: of("naive"),
-			};
-			rows.push(row);
-			const share = row.embedded ? (row.service.perSecond / row.embedded.perSecond).toFixed(2) : "—";
-			console.error(`${faxes}: ${scenario.name}: Redis shape ${share}× embedded`);
-		}
+		const rows = await measureRows(faxes, servers, all);
 		const afterLoad = await rssMiB(service.child.pid);
 		await Promise.all([stop(service), stop(ceiling), stop(naive), stop(embedded)]);
 		rmSync(logFile, { force: true });

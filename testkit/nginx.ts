@@ -26,10 +26,28 @@ export async function startNginx(dir: string, upstreamPorts: number[]): Promise<
 	chmodSync(dir, 0o755);
 	chmodSync(join(dir, "temp"), 0o777);
 	const port = await freePort();
+	const file = join(dir, "nginx.conf");
+	await Bun.write(file, nginxConfig(dir, port, upstreamPorts));
+	const child = Bun.spawn([binary, "-e", join(dir, "error.log"), "-p", dir, "-c", file], {
+		stdin: "ignore",
+		stdout: "ignore",
+		stderr: "pipe",
+	});
+	await untilAnswering(child, port);
+	return {
+		port,
+		async stop() {
+			child.kill("SIGQUIT");
+			await child.exited;
+		},
+	};
+}
+
+function nginxConfig(dir: string, port: number, upstreamPorts: number[]): string {
 	const servers = upstreamPorts.map(
 		(upstream) => `server 127.0.0.1:${upstream} max_fails=1 fail_timeout=1s;`,
 	);
-	const config = `
+	return `
 worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;
@@ -57,13 +75,12 @@ http {
 	}
 }
 `;
-	const file = join(dir, "nginx.conf");
-	await Bun.write(file, config);
-	const child = Bun.spawn([binary, "-e", join(dir, "error.log"), "-p", dir, "-c", file], {
-		stdin: "ignore",
-		stdout: "ignore",
-		stderr: "pipe",
-	});
+}
+
+async function untilAnswering(
+	child: Bun.Subprocess<"ignore", "ignore", "pipe">,
+	port: number,
+): Promise<void> {
 	const deadline = Date.now() + 5000;
 	for (;;) {
 		if (child.exitCode !== null) {
@@ -75,15 +92,8 @@ http {
 				() => false,
 			)
 		)
-			break;
+			return;
 		if (Date.now() > deadline) throw new Error(`nginx did not answer on port ${port} within 5 s`);
 		await Bun.sleep(20);
 	}
-	return {
-		port,
-		async stop() {
-			child.kill("SIGQUIT");
-			await child.exited;
-		},
-	};
 }
