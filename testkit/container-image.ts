@@ -5,7 +5,7 @@ import type { Podman } from "./podman.ts";
 export const IMAGE = "localhost/testfax-api:latest";
 
 /** The CA bundle npm must trust for the registry: the one Node is told of, else the system's. */
-function caBundle(): string | null {
+export function caBundle(): string | null {
 	const named = process.env.NODE_EXTRA_CA_CERTS;
 	if (named !== undefined && existsSync(named)) return named;
 	const system = "/etc/ssl/certs/ca-certificates.crt";

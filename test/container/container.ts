@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkoutWithoutSharpBinary } from "../../testkit/broken-pipeline.ts";
-import { buildProjectImage, IMAGE } from "../../testkit/container-image.ts";
+import { buildProjectImage, caBundle, IMAGE } from "../../testkit/container-image.ts";
 import {
 	containerIp,
 	exitCode,
@@ -32,6 +32,7 @@ const ROOT = join(import.meta.dir, "../..");
 const FAX = join(ROOT, "fixtures/ingest/fax-g3-2d.tif");
 const EMAIL = join(ROOT, "fixtures/ingest/scan-to-email.eml");
 const VOLUME = "testfax-container-test-data";
+const BOOKWORM = "docker.io/library/debian:bookworm-slim";
 const podmanRef: { current?: Podman } = {};
 let projectLayers = 0;
 
@@ -196,6 +197,49 @@ test("read-only too: the demo faxes with SEED_DEMO=1 on a fresh volume", async (
 	expect(await exitCode(podman(), demo.name)).toBe(0);
 });
 
+test("deploy/runtime/install-node.sh gives a fresh Debian 12 the Node the project accepts; run again, it changes nothing", async () => {
+	const app = "/opt/testfax-api";
+	const check = `${app}/bin/check-node.mjs`;
+	const script = [
+		`${app}/deploy/runtime/install-node.sh; echo "first $?"`,
+		// Debian's own Node is still there, and still refused; the PATH finds npm's first.
+		`/usr/bin/node ${check}; echo "debian $(/usr/bin/node --version) $?"`,
+		`node ${check}; echo "$(command -v node) $(node --version | cut -d. -f1) $?"`,
+		`${app}/deploy/runtime/install-node.sh | sed 's/v[0-9.]*/vX/'; echo "second $?"`,
+	].join("; ");
+	// The registry is reached through this host's TLS proxy: hand its CA bundle over, as docs/operations.md says.
+	const bundle = caBundle();
+	const ca =
+		bundle === null
+			? []
+			: ["-v", `${bundle}:/run/host-ca.crt:ro`, "-e", "NODE_EXTRA_CA_CERTS=/run/host-ca.crt"];
+	const result = await podman().run([
+		"run",
+		"--rm",
+		"-v",
+		`${ROOT}:${app}:ro`,
+		...ca,
+		BOOKWORM,
+		"sh",
+		"-c",
+		script,
+	]);
+	const lines = result.stdout.trim().split("\n");
+	expect(lines[0]).toMatch(
+		/^install-node\.sh: Node v22\.\d+\.\d+ in \/usr\/local\/bin\/node, npm 9\.2\.\d+$/,
+	);
+	expect(lines.slice(1)).toEqual([
+		"first 0",
+		"debian v18.20.4 1",
+		"/usr/local/bin/node v22 0",
+		"install-node.sh: Node vX on the PATH: nothing to change",
+		"second 0",
+	]);
+	expect(result.stderr).toContain(
+		'testfax-api needs Node 20.19 or later, this is 18.20.4: see docs/operations.md, "Node on Debian 12"\n',
+	);
+}, 600_000);
+
 test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, every daemon started; run again, it changes nothing", async () => {
 	// The stand-in debian:bookworm-slim is a minimal Debian. Privileged, as a
 	// host's root is: hylafax-server's postinst runs faxsetup, which bind-mounts
@@ -215,7 +259,6 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 		`${install} --status | sed 's/ (pid [0-9]*)$//'; echo "status $?"`,
 		"grep -c '^install.sh: started' /tmp/first.log || tail -20 /tmp/first.log",
 	].join("; ");
-	const bookworm = "docker.io/library/debian:bookworm-slim";
 	try {
 		const result = await podman().run([
 			"run",
@@ -228,7 +271,7 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 			`${ROOT}:${ROOT}:ro`,
 			"-v",
 			`${broken.dir}:/opt/testfax-broken:ro`,
-			bookworm,
+			BOOKWORM,
 			"sh",
 			"-c",
 			script,
