@@ -33,6 +33,9 @@ const FAX = join(ROOT, "fixtures/ingest/fax-g3-2d.tif");
 const EMAIL = join(ROOT, "fixtures/ingest/scan-to-email.eml");
 const VOLUME = "testfax-container-test-data";
 const BOOKWORM = "docker.io/library/debian:bookworm-slim";
+// Debian 12's own Node, whichever 18.x its updates bring, refused by the preinstall check in one line.
+const DEBIAN_NODE_REFUSED =
+	/^testfax-api needs Node 20\.19 or later, this is 18\.\d+\.\d+: see docs\/operations\.md, "Node on Debian 12"$/m;
 const podmanRef: { current?: Podman } = {};
 let projectLayers = 0;
 
@@ -203,7 +206,7 @@ test("deploy/runtime/install-node.sh gives a fresh Debian 12 the Node the projec
 	const script = [
 		`${app}/deploy/runtime/install-node.sh; echo "first $?"`,
 		// Debian's own Node is still there, and still refused; the PATH finds npm's first.
-		`/usr/bin/node ${check}; echo "debian $(/usr/bin/node --version) $?"`,
+		`/usr/bin/node ${check}; echo "debian $(/usr/bin/node --version | cut -d. -f1) $?"`,
 		`node ${check}; echo "$(command -v node) $(node --version | cut -d. -f1) $?"`,
 		`${app}/deploy/runtime/install-node.sh | sed 's/v[0-9.]*/vX/'; echo "second $?"`,
 	].join("; ");
@@ -230,14 +233,12 @@ test("deploy/runtime/install-node.sh gives a fresh Debian 12 the Node the projec
 	);
 	expect(lines.slice(1)).toEqual([
 		"first 0",
-		"debian v18.20.4 1",
+		"debian v18 1",
 		"/usr/local/bin/node v22 0",
 		"install-node.sh: Node vX on the PATH: nothing to change",
 		"second 0",
 	]);
-	expect(result.stderr).toContain(
-		'testfax-api needs Node 20.19 or later, this is 18.20.4: see docs/operations.md, "Node on Debian 12"\n',
-	);
+	expect(result.stderr).toMatch(DEBIAN_NODE_REFUSED);
 }, 600_000);
 
 test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, every daemon started; run again, it changes nothing", async () => {
@@ -251,7 +252,7 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 	const script = [
 		// Debian 12's own Node (18.20): npm would install under it and drop sharp's native package.
 		"apt-get update -qq >/dev/null && apt-get install -y -qq nodejs >/dev/null 2>&1",
-		`node /opt/testfax-api/bin/check-node.mjs; echo "node $(node --version) $?"`,
+		`node /opt/testfax-api/bin/check-node.mjs; echo "node $(node --version | cut -d. -f1) $?"`,
 		`${install} --app /opt/testfax-broken </dev/null; echo "broken $?"`,
 		"test -e /etc/testfax-api || echo 'nothing installed'",
 		`${install} </dev/null >/tmp/first.log 2>&1; echo "first $?"`,
@@ -278,7 +279,7 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 		]);
 		// syslogd, cron, postfix, two iaxmodems, faxq, hfaxd, two faxgettys, call-watch and the API server.
 		expect(result.stdout.trim().split("\n")).toEqual([
-			"node v18.20.4 1",
+			"node v18 1",
 			"broken 1",
 			"nothing installed",
 			"first 0",
@@ -288,9 +289,7 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 			"status 0",
 			"11",
 		]);
-		expect(result.stderr).toContain(
-			'testfax-api needs Node 20.19 or later, this is 18.20.4: see docs/operations.md, "Node on Debian 12"\n',
-		);
+		expect(result.stderr).toMatch(DEBIAN_NODE_REFUSED);
 		expect(result.stderr).toContain(
 			'install.sh: fax check: the document pipeline cannot load sharp: Could not load the "sharp" module using the linux-x64 runtime; nothing started',
 		);
