@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
-import { describeSpan, longFunctions, parseFiles, sourceFiles } from "./function-spans.ts";
+import { describeSpan, longFunctions, parseFiles } from "./function-spans.ts";
+import { sourceFiles } from "./source-files.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const FOLDERS = ["lib", "routes", "bin", "testkit", "bench", "deploy", "examples", "test"];

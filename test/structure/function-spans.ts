@@ -1,7 +1,6 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Glob } from "bun";
 import {
 	type Expression,
 	isCallExpression,
@@ -20,17 +19,6 @@ export interface FunctionSpan {
 	line: number;
 	name: string;
 	lines: number;
-}
-
-/** The .ts, .mjs and .js files below the folders, relative to root. */
-export async function sourceFiles(root: string, folders: string[]): Promise<string[]> {
-	const files: string[] = [];
-	for (const folder of folders) {
-		for await (const file of new Glob(`${folder}/**/*.{ts,mjs,js}`).scan(root)) {
-			if (!file.split("/").includes("node_modules")) files.push(file);
-		}
-	}
-	return files.sort();
 }
 
 /**

@@ -1,19 +1,15 @@
 import { dirname, join, normalize, relative } from "node:path";
-import { Glob } from "bun";
+import { sourceFiles } from "./source-files.ts";
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+)["'](\.{1,2}\/[^"']+)["']/gm;
 
 /** Each source file (relative to `root`) and the project files it imports, statically or dynamically. */
 export async function importGraph(root: string, folders: string[]): Promise<Map<string, string[]>> {
 	const graph = new Map<string, string[]>();
-	for (const folder of folders) {
-		for await (const file of new Glob(`${folder}/**/*.ts`).scan(root)) {
-			const text = await Bun.file(join(root, file)).text();
-			const targets = [...text.matchAll(IMPORT)].map((match) =>
-				normalize(join(dirname(file), match[1] ?? "")),
-			);
-			graph.set(file, targets);
-		}
+	for (const file of await sourceFiles(root, folders, "ts")) {
+		const text = await Bun.file(join(root, file)).text();
+		const targets = [...text.matchAll(IMPORT)].map((match) => normalize(join(dirname(file), match[1] ?? "")));
+		graph.set(file, targets);
 	}
 	return graph;
 }
