@@ -3,6 +3,7 @@ import { processDocument } from "../document/index.ts";
 import { formatUtcSeconds } from "../fax/index.ts";
 import { importFaxes } from "../import/index.ts";
 import { writeFaxFiles } from "../storage/index.ts";
+import { callEndingAt } from "./call-clock.ts";
 import { demoFaxPdf } from "./demo-document.ts";
 
 const DEMO_FILE = new URL("../../fixtures/demo-faxes.json", import.meta.url);
@@ -35,7 +36,8 @@ export async function seedDemoFaxes(
 	const records = [];
 	const reports: [string, string][] = [];
 	for (const { minutes_ago, report, ...record } of demo) {
-		if (report !== undefined) reports.push([record.slug, JSON.stringify(report)]);
+		const receivedAt = nowSeconds - minutes_ago * 60;
+		if (report !== undefined) reports.push([record.slug, JSON.stringify(callEndingAt(report, receivedAt))]);
 		let fileSize: number | null = null;
 		if (record.page_count !== null) {
 			const processed = await processDocument(await demoFaxPdf(record.slug, record.page_count));
@@ -46,7 +48,7 @@ export async function seedDemoFaxes(
 		records.push({
 			...record,
 			file_size: fileSize,
-			received_at: formatUtcSeconds(nowSeconds - minutes_ago * 60),
+			received_at: formatUtcSeconds(receivedAt),
 		});
 	}
 	const result = await importFaxes(store, records, nowSeconds);

@@ -1,5 +1,14 @@
-import type { CallReport, FaxReport } from "../report/index.ts";
-import { verdictOf } from "../report/index.ts";
+// The call's part of a fax page: the verdict at the top, and the timeline of
+// the call with HylaFAX's own lines beside it. Both read the one model of the
+// call (lib/report/call-model.ts) and the verdict built on it.
+import {
+	type CallModel,
+	type CallStep,
+	callModel,
+	type FaxReport,
+	type PageModel,
+	verdictOf,
+} from "../report/index.ts";
 import { escapeHtml } from "./html.ts";
 import { numberText } from "./text.ts";
 
@@ -19,56 +28,103 @@ const MESSAGES: Record<string, string> = {
 	PIP: "page good, operator wanted",
 };
 
+// The handshake's evidence, in words; the sender's DCN and the modem's errors are told by the ending.
+const STEP_WORDS: Partial<Record<CallStep["kind"], string>> = {
+	"dis-sent": "We answered with what our fax machine can receive (DIS)",
+	"dcs-received": "Your machine chose how to send (DCS)",
+	"frame-damaged": "A signal from your machine arrived damaged",
+	"crp-sent": "We asked your machine to send it again (CRP)",
+	"crp-received": "Your machine asked us to send ours again (CRP)",
+};
+
+// Who ended the call, in words (the reason table's sides).
+const ENDED_BY: Record<CallModel["ending"]["by"], string> = {
+	normal: "ended normally",
+	sender: "ended by your machine",
+	"receiver-timeout": "ended by our side, after waiting for your machine",
+	line: "ended by the line",
+	"receiver-system": "ended by a fault on our side",
+	unknown: "who ended it is not known",
+};
+
+/** One line of the timeline: when, what, and HylaFAX's own line for it when there is one. */
+type Entry = { at: string; text: string; raw: string | null };
+
 const said = (code: string | null) => (code === null ? null : `${code} (${MESSAGES[code] ?? code})`);
 
-function pageText(page: CallReport["pages"][number]): string {
-	const parts = [page.time === null ? "did not complete" : `took ${page.time}`];
+function pageState(page: PageModel): string {
+	if (page.state === "whole") return `came whole${page.time === null ? "" : ` in ${page.time}`}`;
+	if (page.state === "absent") return "did not complete: none of it came";
+	if (page.lines === null) return "did not complete: part of it came";
+	const of = page.of === null ? "" : ` of about ${numberText(page.of.lines)} (${page.of.basis})`;
+	return `did not complete: ${numberText(page.lines)} lines came${of}`;
+}
+
+function pageText(page: PageModel): string {
+	const parts = [`Page ${page.page} ${pageState(page)}`];
 	if (page.frames > 0)
 		parts.push(`${numberText(page.frames)} ECM frames, ${page.pprs} partial page requests (PPR)`);
-	if (page.lines !== null) {
-		const { total, bad, consecutiveBad } = page.lines;
-		parts.push(`${numberText(total)} lines, ${numberText(bad)} bad (${numberText(consecutiveBad)} in a row)`);
-	}
+	else if (page.lines !== null && page.state === "whole")
+		parts.push(
+			`${numberText(page.lines)} lines, ${numberText(page.badLines)} bad (${numberText(page.consecutiveBad)} in a row)`,
+		);
 	const message = said(page.postPage);
 	if (message !== null) parts.push(`your machine said ${message}`);
 	const answer = said(page.answer);
 	if (answer !== null) parts.push(`we answered ${answer}`);
-	return `Page ${page.page}: ${parts.join("; ")}`;
+	return parts.join("; ");
 }
 
-/** The call as a short timeline: each line a time and what happened. */
-function timeline(call: CallReport): [string, string][] {
-	const entries: [string, string][] = [];
-	const asked = call.requested.length === 0 ? null : call.requested.join(", ");
-	if (asked !== null) entries.push([call.trainings[0]?.at ?? "", `Your machine asked for (DCS): ${asked}`]);
-	for (const training of call.trainings) {
+function stepEntries(call: CallModel): Entry[] {
+	const lastDcs = call.steps.findLastIndex((step) => step.kind === "dcs-received");
+	const asked = call.requested.length === 0 ? "" : `: ${call.requested.join(", ")}`;
+	return call.steps.flatMap((step, index) => {
+		const words = STEP_WORDS[step.kind];
+		if (words === undefined) return [];
+		return [{ at: step.at, text: index === lastDcs ? `${words}${asked}` : words, raw: step.line }];
+	});
+}
+
+function trainingEntries(call: CallModel): Entry[] {
+	return call.trainings.map((training) => {
+		const rate =
+			training.bitsPerSecond === null ? "an unknown speed" : `${numberText(training.bitsPerSecond)} bit/s`;
+		const modulation = training.modulation === null ? "" : ` (${training.modulation})`;
 		const result = training.ok === null ? "no answer" : training.ok ? "succeeded" : "failed";
-		const check = training.tcf === null ? "" : ` (check signal: ${training.tcf})`;
-		entries.push([training.at, `Training at ${training.rate}: ${result}${check}`]);
-	}
-	for (const page of call.pages) entries.push([page.at, pageText(page)]);
+		return { at: training.at, text: `Training at ${rate}${modulation}: ${result}`, raw: null };
+	});
+}
+
+/** The call as a timeline: the handshake's evidence, each training and page, and the ending, in time order. */
+export function timeline(call: CallModel): Entry[] {
+	const entries = [
+		...stepEntries(call),
+		...trainingEntries(call),
+		...call.pages.map((page) => ({ at: page.at, text: pageText(page), raw: null })),
+	].sort((a, b) => a.at.localeCompare(b.at));
 	const end = call.ending;
-	entries.push([
-		end.at ?? "",
-		end.clean
-			? "Your machine hung up normally (DCN)"
-			: `The call ended: ${end.reason ?? "for a reason HylaFAX did not log"}`,
-	]);
+	entries.push({ at: end.at ?? "", text: `The call ${ENDED_BY[end.by]}: ${end.words}`, raw: end.raw });
 	return entries;
 }
 
+function entryHtml({ at, text, raw }: Entry): string {
+	const time = at === "" ? "" : `<time>${escapeHtml(at)}</time> `;
+	const line = raw === null ? "" : ` <code class="hylafax">HylaFAX: ${escapeHtml(raw)}</code>`;
+	return `<li>${time}${escapeHtml(text)}${line}</li>`;
+}
+
 /** The session part of a fax page: the timeline, with HylaFAX's own lines below it. */
-export function callPart(call: CallReport): string {
-	const items = timeline(call)
-		.map(([at, text]) => `<li>${at === "" ? "" : `<time>${escapeHtml(at)}</time> `}${escapeHtml(text)}</li>`)
-		.join("\n");
+export function callPart(report: FaxReport): string {
+	const call = callModel(report);
+	if (call === null || !call.logged || report.call === undefined) return "";
+	const lines = report.call.lines;
 	return `<section aria-labelledby="session-title">
 <h2 id="session-title">The call, step by step (T.30)</h2>
 <ol id="timeline">
-${items}
+${timeline(call).map(entryHtml).join("\n")}
 </ol>
-<details><summary>HylaFAX's session log of this call (${call.lines.length} lines, the sender's ID masked)</summary>
-<pre id="session-log">${call.lines.map(escapeHtml).join("\n")}</pre>
+<details><summary>HylaFAX's session log of this call (${lines.length} lines, the sender's ID masked)</summary>
+<pre id="session-log">${lines.map(escapeHtml).join("\n")}</pre>
 </details>
 </section>`;
 }
@@ -79,14 +135,15 @@ const STATUS_WORDS = {
 	failed: "Did not arrive as sent",
 };
 
-/** The verdict at the top of a fax's page, and what to change. */
+/** The verdict at the top of a fax's page, and what to change; `data-row` is what its list row says. */
 export function verdictPart(report: FaxReport): string {
 	const verdict = verdictOf(report);
 	const advice =
 		verdict.advice.length === 0
 			? ""
 			: `\n<p>What to try:</p>\n<ul>\n${verdict.advice.map((item) => `<li>${escapeHtml(item)}</li>`).join("\n")}\n</ul>`;
-	return `<section id="verdict" class="verdict-${verdict.status}" data-rule="${verdict.rule}" aria-labelledby="verdict-title">
+	const row = verdict.row === null ? "" : ` data-row="${escapeHtml(verdict.row)}"`;
+	return `<section id="verdict" class="verdict-${verdict.status}" data-rule="${verdict.rule}"${row} aria-labelledby="verdict-title">
 <h2 id="verdict-title">${STATUS_WORDS[verdict.status]}</h2>
 <p>${escapeHtml(verdict.title)}</p>${advice}
 </section>`;

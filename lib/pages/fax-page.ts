@@ -1,6 +1,6 @@
 import type { SendTo } from "../config.ts";
 import type { Fax } from "../fax/index.ts";
-import type { FaxReport } from "../report/index.ts";
+import { type CallModel, callModel, type FaxReport } from "../report/index.ts";
 import { callPart, verdictPart } from "./call-part.ts";
 import { escapeHtml, type HtmlPage, htmlPage, pageScript } from "./html.ts";
 import { reportPart } from "./report-part.ts";
@@ -33,7 +33,7 @@ function filesPart(fax: Fax, report: FaxReport | null): string {
 		fax.file_size === null
 	) {
 		return report?.call?.noPage
-			? "<p>No page arrived: there is no PDF and no image of this call.</p>"
+			? "<p>No page arrived, so there is no PDF and no image of this call.</p>"
 			: "<p>This fax could not be processed: there is no PDF and no image of it.</p>";
 	}
 	const pdf = escapeHtml(fax.pdf_url);
@@ -42,6 +42,19 @@ function filesPart(fax: Fax, report: FaxReport | null): string {
 <figcaption>First page. Select it to open the PDF.</figcaption>
 </figure>
 <p><a href="${pdf}" type="application/pdf">Open the PDF (${pagesText(fax.page_count)}, ${shortSize(fax.file_size)})</a></p>`;
+}
+
+/** The Pages and Size rows: what the PDF holds, and how many pages of the call came whole, as the verdict counts them. */
+function countRows(fax: Fax, report: FaxReport | null, call: CallModel | null): string {
+	if (fax.page_count === null || fax.file_size === null) {
+		const why = report?.call?.noPage ? "None: no page arrived" : "Not known: the document could not be read";
+		return `<dt>Pages</dt><dd>${why}</dd>\n<dt>Size</dt><dd>No PDF</dd>`;
+	}
+	const whole =
+		call?.logged && (call.failure !== "none" || call.wholePages !== fax.page_count)
+			? ` in the PDF (${call.wholePages} arrived whole)`
+			: "";
+	return `<dt>Pages</dt><dd>${fax.page_count}${whole}</dd>\n<dt>Size</dt><dd>${sizeText(fax.file_size)}</dd>`;
 }
 
 /**
@@ -57,12 +70,11 @@ ${report === null ? "" : verdictPart(report)}
 <dt>Sender</dt><dd>${sender}</dd>
 <dt>Source</dt><dd>${SOURCES[fax.source]}</dd>
 <dt>Received</dt><dd><time datetime="${escapeHtml(fax.received_at)}" data-local="local-time">${utcText(fax.received_at)}</time><span hidden><br>Your time: <span id="local-time"></span></span></dd>
-<dt>Pages</dt><dd>${fax.page_count === null ? "Not known" : fax.page_count}</dd>
-<dt>Size</dt><dd>${fax.file_size === null ? "Not known" : sizeText(fax.file_size)}</dd>
+${countRows(fax, report, report === null ? null : callModel(report))}
 </dl>
 ${filesPart(fax, report)}
 ${report === null ? "" : reportPart(report, fax.from)}
-${report?.call === undefined ? "" : callPart(report.call)}
+${report === null ? "" : callPart(report)}
 ${sendToPart(sendTo)}
 </main>
 <footer>

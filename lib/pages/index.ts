@@ -2,5 +2,5 @@
 export { docsPage, INTERACTIVE_DOCS_PATH } from "./docs-page.ts";
 export { faxPage, missingFaxPage, removedFaxPage } from "./fax-page.ts";
 export { escapeHtml, FAVICON_PATH, type HtmlPage, htmlPage } from "./html.ts";
-export { LIVE_SCRIPT_PATH, type LiveFilter, livePage } from "./live-page.ts";
+export { LIVE_SCRIPT_PATH, type LiveFilter, type LiveItem, livePage } from "./live-page.ts";
 export { patchedRedocBundle, REDOC_BUNDLE_FILE, REDOC_LOGO_PATH, REDOC_MAP_FILE } from "./redoc-bundle.ts";

@@ -12,7 +12,10 @@ const SOURCES: Record<Fax["source"], string> = { phone: "Fax by phone", email: "
 /** The `from` the page was asked for: never shown as typed (see filterPart). */
 export type LiveFilter = { kind: "all" } | { kind: "sender" } | { kind: "invalid"; message: string };
 
-function faxItem(fax: Fax): string {
+/** A listed fax and its outcome in a few words (the verdict's row), null when all went well. */
+export type LiveItem = { fax: Fax; outcome: string | null };
+
+function faxItem({ fax, outcome }: LiveItem): string {
 	const view = escapeHtml(fax.view_url);
 	const slug = escapeHtml(fax.slug);
 	const image =
@@ -20,9 +23,10 @@ function faxItem(fax: Fax): string {
 			? `<span class="thumb">No image</span>`
 			: `<a class="thumb" href="${view}"><img src="${escapeHtml(fax.thumbnail_url)}" alt="First page of test fax ${slug}" loading="lazy"></a>`;
 	const from = fax.from === null ? "Unknown sender" : escapeHtml(fax.from);
-	const pages = fax.page_count === null ? "not processable" : pagesText(fax.page_count);
+	const pages = fax.page_count === null ? "no PDF" : pagesText(fax.page_count);
+	const said = outcome === null ? "" : ` · <span class="outcome">${escapeHtml(outcome)}</span>`;
 	return `<li data-slug="${slug}">${image}<div class="facts"><a href="${view}"><strong>${slug}</strong></a><br>
-<span class="from">${from}</span> · ${SOURCES[fax.source]} · <span class="pages">${pages}</span><br>
+<span class="from">${from}</span> · ${SOURCES[fax.source]} · <span class="pages">${pages}</span>${said}<br>
 <time datetime="${escapeHtml(fax.received_at)}">${utcText(fax.received_at)}</time><span class="local" hidden></span></div></li>`;
 }
 
@@ -69,12 +73,12 @@ to see newer tests, or turn on script and it updates by itself.</p>`;
  * of the same list, so the script's first request already waits.
  */
 export function livePage(
-	list: { faxes: Fax[]; etag: string },
+	list: { items: LiveItem[]; etag: string },
 	filter: LiveFilter,
 	imageOrigin: string,
 	sendTo: SendTo,
 ): HtmlPage {
-	const { faxes } = list;
+	const faxes = list.items.map((item) => item.fax);
 	const empty = `<p id="empty"${faxes.length === 0 ? "" : " hidden"}>No test fax in the last 24 hours${filter.kind === "sender" ? " from this sender" : ""} yet.</p>`;
 	const body = `<main>
 <h1>Test faxes of the last 24 hours</h1>
@@ -91,7 +95,7 @@ ${PRIVACY}
 ${LIVE_NOTE}
 ${empty}
 <ol class="faxes" id="faxes" data-etag="${escapeHtml(list.etag)}">
-${faxes.map(faxItem).join("\n")}
+${list.items.map(faxItem).join("\n")}
 </ol>
 </main>
 <footer>

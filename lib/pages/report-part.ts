@@ -149,6 +149,7 @@ export function reportPart(report: FaxReport, maskedFrom: string | null): string
 		report.problem === undefined
 			? ""
 			: `<p id="problem"><strong>Not processable:</strong> ${escapeHtml(report.problem)}</p>\n`;
+	if (rows.length === 0 && problem === "") return "";
 	const list = rows.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join("\n");
 	return `<section aria-labelledby="report-title">
 <h2 id="report-title">Transmission report</h2>

@@ -36,12 +36,7 @@ export interface ReportInput {
 
 function callOf(hylafax: HylafaxCall | undefined): CallReport | undefined {
 	if (hylafax === undefined || (hylafax.log === null && !hylafax.callOnly)) return undefined;
-	const {
-		tsi: _tsi,
-		faxMachine: _fax,
-		startedAt: _start,
-		...session
-	} = parseSessionLog(hylafax.log ?? "", hylafax.reason);
+	const { tsi: _tsi, startedAt: _start, ...session } = parseSessionLog(hylafax.log ?? "", hylafax.reason);
 	return { ...session, noPage: hylafax.callOnly };
 }
 

@@ -49,5 +49,6 @@ export function tiffDocument(pages: TiffPageFacts[]): DocumentReport {
 		coding: first === undefined ? "unknown" : codingOf(first),
 		pages: pages.length,
 		firstPage: first === undefined ? null : tiffPage(first),
+		pageLengths: pages.map((page) => page.height ?? 0),
 	};
 }

@@ -1,7 +1,17 @@
 // The transmission report of a fax: how it was sent, as the received file and
 // its delivery tell, gathered at ingest and shown on the fax's page.
+
+export { ADVICE, type Advice, adviceFor, STEADY_SPEED } from "./advice.ts";
 export { buildReport, type HylafaxCall, NO_PAGE_REASON, type ReportInput } from "./build-report.ts";
+export { type CallModel, callModel, type FailureKind, type PageModel } from "./call-model.ts";
 export { safeFileName } from "./email-report.ts";
+export {
+	type AdviceKey,
+	type EndedBy,
+	HYLAFAX_REASONS,
+	type HylafaxReason,
+	reasonOf,
+} from "./hylafax-reasons.ts";
 export { faxinfoTime, type HylafaxSession, hylafaxSession } from "./hylafax-session.ts";
 export type {
 	CallReport,
@@ -11,5 +21,5 @@ export type {
 	SessionReport,
 	TiffPage,
 } from "./report.ts";
-export { parseSessionLog, type T30Session } from "./t30-session.ts";
+export { type CallStep, parseSessionLog, SessionReader, type T30Session } from "./t30-session.ts";
 export { VERDICTS, type Verdict, verdictOf } from "./verdict.ts";

@@ -23,6 +23,8 @@ export type DocumentReport =
 			coding: string;
 			pages: number;
 			firstPage: TiffPage | null;
+			/** Each page's length in lines (ImageLength), in order; absent in reports made before 2026-11-27. */
+			pageLengths?: number[];
 	  };
 
 /** The session a fax machine negotiated with our modem, as HylaFAX recorded it (faxinfo's fields). */
@@ -50,11 +52,19 @@ export type EmailReport = {
 	tls: { protocol: string; cipher: string | null; bits: number | null } | "none" | null;
 };
 
-/** The call as HylaFAX's session log told it: the T.30 timeline, the TSI masked in its lines and not kept otherwise. */
-export type CallReport = Omit<T30Session, "tsi" | "faxMachine" | "startedAt"> & {
-	/** The file held no page: the call ended before page 1. */
-	noPage: boolean;
-};
+/**
+ * The call as HylaFAX's session log told it: the T.30 timeline, the TSI masked
+ * in its lines and not kept otherwise. Reports made before 2026-11-27 lack
+ * the fields marked optional; lib/report/call-model.ts reads them as unknown.
+ */
+export type CallReport = Omit<
+	T30Session,
+	"tsi" | "startedAt" | "faxMachine" | "answered" | "sessionEnded" | "steps"
+> &
+	Partial<Pick<T30Session, "faxMachine" | "answered" | "sessionEnded" | "steps">> & {
+		/** The file held no page: the call ended before page 1. */
+		noPage: boolean;
+	};
 
 export type FaxReport = {
 	document: DocumentReport | null;

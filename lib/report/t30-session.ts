@@ -8,6 +8,19 @@ import { maskSender } from "../fax/index.ts";
 /** One training: the rate the sender asked for and how the check (TCF) went. */
 export type Training = { at: string; rate: string; tcf: string | null; ok: boolean | null };
 
+/** What one line of the handshake or the ending showed (see STEPS). */
+export type StepKind =
+	| "dis-sent"
+	| "dcs-received"
+	| "frame-damaged"
+	| "crp-sent"
+	| "crp-received"
+	| "dcn-received"
+	| "modem-error";
+
+/** One step of the call's evidence: its kind, when, and HylaFAX's line as written (the sender's ID masked). */
+export type CallStep = { at: string; kind: StepKind; line: string };
+
 /** One page as the receiver saw it. */
 export type PageSession = {
 	page: number;
@@ -38,6 +51,12 @@ export type T30Session = {
 	pages: PageSession[];
 	/** How the call ended: `disconnect` after the sender's DCN, else the error HylaFAX gave. */
 	ending: { clean: boolean; reason: string | null; at: string | null };
+	/** Our modem answered the call as a fax (`ANSWER: FAX CONNECTION`). */
+	answered: boolean;
+	/** HylaFAX closed the session itself (`SESSION END`): without it the call was cut off under it. */
+	sessionEnded: boolean;
+	/** The handshake's evidence, in order: our DIS, the sender's DCS, damaged frames, command repeats, the modem's errors. */
+	steps: CallStep[];
 	/** The log's lines that say what happened (modem chatter left out), the TSI and caller ID masked. */
 	lines: string[];
 };
@@ -45,7 +64,7 @@ export type T30Session = {
 const LINE = /^(\w{3} +\d+ (\d\d:\d\d:\d\d)\.\d\d): \[ *\d+\]: (.*)$/;
 // Lines that say something of the session; the rest is the modem's AT chatter and data counts.
 const KEPT =
-	/^(SESSION|ANSWER|RECV|REMOTE|TRAINING|<-- HDLC|--> HDLC|RSPREC|COMREC|No sender|Failed|Failure|Timeout|MODEM Command|.*[Ee]rror)/;
+	/^(SESSION|ANSWER|RECV|REMOTE|TRAINING|<-- HDLC|--> HDLC|RSPREC|COMREC|No sender|Failed|Failure|Timeout|MODEM Command|MODEM (?:READ|WRITE) ERROR|CLOSE |.*[Ee]rror)/;
 // Private or not the tester's business: the caller ID and the command faxgetty ran.
 const DROPPED = /^(CallID:|RECV FAX: \/)/;
 // An HDLC frame from the caller whose content names it: TSI (x1000010) and NSS (x0100010).
@@ -201,9 +220,26 @@ function readEnding(session: T30Session, text: string, clock: string, final: boo
 	return final || abnormal !== null;
 }
 
-/** The session of one receiving call, from its log; `reason` is what FaxRcvdCmd was given, when it ran. */
-export function parseSessionLog(log: string, reason: string | null = null): T30Session {
-	const session: T30Session = {
+// The lines that are evidence of what the line and the two machines did
+// (Class1Recv.c++, Class1.c++): our DIS (FCF 01 or 80 with the X bit), the
+// sender's DCS, each frame that arrived damaged, each command repeat (CRP)
+// either way, the sender's DCN, and the modem's own errors.
+const STEPS: [RegExp, StepKind][] = [
+	[/^<-- HDLC<\d+:FF C[08] (?:01|80)\b/, "dis-sent"],
+	[/^RECV recv DCS/, "dcs-received"],
+	[/^(?:FCS error|RECV frame FCS check failed)/, "frame-damaged"],
+	[/^RECV send CRP/, "crp-sent"],
+	[/^RECV recv CRP/, "crp-received"],
+	[/^RECV recv DCN/, "dcn-received"],
+	[/^MODEM (?:READ|WRITE) ERROR/, "modem-error"],
+];
+
+/**
+ * Reads a session log line by line, as HylaFAX writes it: the same reader
+ * serves a whole log at ingest and a log that is still growing.
+ */
+export class SessionReader {
+	readonly #session: T30Session = {
 		faxMachine: false,
 		startedAt: null,
 		tsi: null,
@@ -211,32 +247,58 @@ export function parseSessionLog(log: string, reason: string | null = null): T30S
 		trainings: [],
 		pages: [],
 		ending: { clean: false, reason: null, at: null },
+		answered: false,
+		sessionEnded: false,
+		steps: [],
 		lines: [],
 	};
-	const state: State = { session, page: null, at: "" };
-	const kept: string[] = [];
-	let final = false;
+	readonly #state: State = { session: this.#session, page: null, at: "" };
+	#final = false;
 	// Listening for the caller's V.21 frames (AT+FRH=3): a CONNECT there is the
 	// caller's fax carrier, even when it hangs up before a whole frame came.
-	let listening = false;
-	for (const raw of log.split("\n")) {
+	#listening = false;
+
+	/** Reads one line of the log; lines that are not HylaFAX's are passed over. */
+	read(raw: string): void {
 		const match = LINE.exec(raw.trimEnd());
-		if (!match) continue;
+		if (!match) return;
 		const [, stamp = "", clock = "", text = ""] = match;
+		const session = this.#session;
 		session.startedAt ??= stamp;
-		state.at = clock;
+		this.#state.at = clock;
 		for (const [pattern, apply] of RULES) {
 			const found = text.match(pattern);
-			if (found) apply(state, found);
+			if (found) apply(this.#state, found);
 		}
-		final = readEnding(session, text, clock, final);
-		if (/^--> HDLC|^RECV recv |^RECV training|^RECV frame FCS/.test(text)) session.faxMachine = true;
-		if (listening && /^--> \[\d+:CONNECT\]/.test(text)) session.faxMachine = true;
-		if (/^<-- \[\d+:AT\+FRH=3/.test(text)) listening = true;
-		else if (text.startsWith("--> ") || text.startsWith("<-- [")) listening = false;
-		if (KEPT.test(text) && !DROPPED.test(text)) kept.push(`${clock} ${text}`);
+		this.#final = readEnding(session, text, clock, this.#final);
+		this.#readCaller(text);
+		const step = STEPS.find(([pattern]) => pattern.test(text));
+		if (step !== undefined) session.steps.push({ at: clock, kind: step[1], line: text });
+		if (text.startsWith("ANSWER: FAX CONNECTION")) session.answered = true;
+		if (text === "SESSION END") session.sessionEnded = true;
+		if (KEPT.test(text) && !DROPPED.test(text)) session.lines.push(`${clock} ${text}`);
 	}
-	if (reason !== null && reason !== "") session.ending = { ...session.ending, clean: false, reason };
-	session.lines = kept.map((line) => masked(line, session.tsi));
-	return session;
+
+	#readCaller(text: string): void {
+		if (/^--> HDLC|^RECV recv |^RECV training|^RECV frame FCS/.test(text)) this.#session.faxMachine = true;
+		if (this.#listening && /^--> \[\d+:CONNECT\]/.test(text)) this.#session.faxMachine = true;
+		if (/^<-- \[\d+:AT\+FRH=3/.test(text)) this.#listening = true;
+		else if (text.startsWith("--> ") || text.startsWith("<-- [")) this.#listening = false;
+	}
+
+	/** The session as read so far; `reason` is what FaxRcvdCmd was given, when it ran. The TSI is masked in its lines. */
+	session(reason: string | null = null): T30Session {
+		const session = structuredClone(this.#session);
+		if (reason !== null && reason !== "") session.ending = { ...session.ending, clean: false, reason };
+		session.lines = session.lines.map((line) => masked(line, session.tsi));
+		session.steps = session.steps.map((step) => ({ ...step, line: masked(step.line, session.tsi) }));
+		return session;
+	}
+}
+
+/** The session of one receiving call, from its log; `reason` is what FaxRcvdCmd was given, when it ran. */
+export function parseSessionLog(log: string, reason: string | null = null): T30Session {
+	const reader = new SessionReader();
+	for (const raw of log.split("\n")) reader.read(raw);
+	return reader.session(reason);
 }

@@ -1,11 +1,15 @@
 // The verdict at the top of a fax's page: all good, or what went wrong and
-// the one or two things to try. ONE table: the first rule that holds gives
-// the verdict; each is tested in test/report/verdict.test.ts with a report
-// built from a real call's session log or a real email (fixtures/).
+// what to try. ONE table: the first rule that holds gives the verdict. A fax
+// by phone is judged from the model of its call (call-model.ts) and advised
+// from the advice table (advice.ts); each rule is tested in
+// test/report/verdict.test.ts with a report built from a real call's session
+// log or a real email (fixtures/).
+import { adviceFor } from "./advice.ts";
+import { type CallModel, callModel, type PageModel } from "./call-model.ts";
+import type { FaxReport } from "./report.ts";
+
 const numbers = new Intl.NumberFormat("en");
 const numberText = (value: number) => numbers.format(value);
-
-import type { CallReport, FaxReport, SessionReport } from "./report.ts";
 
 export type Verdict = {
 	/** Which rule of VERDICTS gave it. */
@@ -13,90 +17,129 @@ export type Verdict = {
 	status: "good" | "warning" | "failed";
 	/** What happened, in a tester's words. */
 	title: string;
-	/** What to change: one or two things to try. */
+	/** What to change: the advice that fits. */
 	advice: string[];
+	/** The kind of outcome in a few words, for the list row; null when all went well. */
+	row: string | null;
 };
 
-type Facts = { report: FaxReport; call: CallReport | null; session: SessionReport | null };
+type Facts = { report: FaxReport; model: CallModel | null };
 
 type Rule = {
 	rule: string;
 	status: Verdict["status"];
 	when: (facts: Facts) => boolean;
 	title: (facts: Facts) => string;
-	advice: (facts: Facts) => string[];
+	/** The advice of a rule of its own; otherwise a call's comes from the advice table. */
+	advice?: (facts: Facts) => string[];
+	row: (facts: Facts) => string | null;
 };
 
-const ended = (call: CallReport | null) => call !== null && !call.ending.clean && call.ending.reason !== null;
-const reasonText = (call: CallReport | null) =>
-	call?.ending.reason ? ` HylaFAX said: “${call.ending.reason}”.` : "";
-const trained = (call: CallReport | null) =>
-	call?.trainings.some((training) => training.ok === true) ?? false;
-const lowerSpeed =
-	"Set your fax machine to a lower speed (9,600 bit/s; on some machines “overseas mode” or “V.29”): fast V.17 training often fails on VoIP lines.";
-const ecmOn =
-	"Turn error correction (ECM) on in your fax machine's settings: damaged data is then sent again.";
-const pagesWord = (count: number) => `${count} page${count === 1 ? "" : "s"}`;
-const resent = (call: CallReport | null) => call?.pages.reduce((sum, page) => sum + page.pprs, 0) ?? 0;
-/** A page of which no ECM frame and no line came. */
-const nothingCame = (page: CallReport["pages"][number] | undefined) =>
-	page !== undefined && page.frames === 0 && (page.lines?.total ?? 0) === 0;
-const badLines = (call: CallReport | null) => call?.pages.filter((page) => (page.lines?.bad ?? 0) > 0) ?? [];
+const timesWord = (count: number) => (count === 1 ? "once" : `${numberText(count)} times`);
+const pagesWord = (count: number) => `${numberText(count)} page${count === 1 ? "" : "s"}`;
+const failed = (kind: CallModel["failure"]) => (facts: Facts) => facts.model?.failure === kind;
+/** The model of a fax by phone; the rules that read it hold only for one. */
+const model = (facts: Facts) => facts.model as CallModel;
+const endingWords = (facts: Facts) => ` ${model(facts).ending.words}`;
+
+function damagedWords(call: CallModel): string {
+	const { damagedFrames, crpsSent } = call.line;
+	if (damagedFrames === 0) return "";
+	const repeats = crpsSent === 0 ? "" : `; we asked for them again ${timesWord(crpsSent)}`;
+	return ` ${numberText(damagedFrames)} of its signals arrived damaged${repeats}.`;
+}
+
+/** How much of a partial page came, as the share of a whole one. */
+function partialWords(page: PageModel): string {
+	if (page.state === "absent") return ` None of page ${page.page} came.`;
+	if (page.lines === null || page.of === null)
+		return ` Part of page ${page.page} came; how much is not known.`;
+	const share = Math.min(100, Math.max(5, Math.round((page.lines / page.of.lines) * 20) * 5));
+	return ` Page ${page.page} is partial: ${numberText(page.lines)} lines came, of about ${numberText(page.of.lines)} in ${page.of.basis}, so the PDF shows only the top ${share} % of it.`;
+}
+
+function worstBadLines(call: CallModel): PageModel {
+	return call.pages.reduce((a, b) => (a.badLines >= b.badLines ? a : b));
+}
 
 /** The rules, most serious first. */
 export const VERDICTS: Rule[] = [
 	{
+		rule: "no-fax-machine",
+		status: "failed",
+		when: failed("no-fax-machine"),
+		title: (facts) =>
+			`A call came in, but no fax machine answered ours, so no page arrived.${endingWords(facts)}`,
+		row: () => "no fax machine answered",
+	},
+	{
 		rule: "handshake-failed",
 		status: "failed",
-		when: ({ call }) => call?.noPage === true && !trained(call),
-		title: ({ call }) =>
-			`Your fax machine called, but the two machines never agreed how to send: no page arrived.${reasonText(call)}`,
-		advice: () => [
-			lowerSpeed,
-			"On a VoIP line, ask your provider for T.38 or for G.711 without compression.",
-		],
+		when: failed("handshake"),
+		title: (facts) =>
+			`Your fax machine called, but the two machines never agreed how to send, so no page arrived.${damagedWords(model(facts))}${endingWords(facts)}`,
+		row: () => "call failed before page 1",
 	},
 	{
 		rule: "ended-before-first-page",
 		status: "failed",
-		when: ({ call }) => call?.noPage === true,
-		title: ({ call }) =>
-			`The machines agreed how to send, then the call ended before page 1 arrived.${reasonText(call)}`,
-		advice: () => [lowerSpeed, "Look at your fax machine's own transmission report for the error it gives."],
+		when: failed("before-first-page"),
+		title: (facts) =>
+			`The machines agreed how to send, then the call ended before page 1 arrived.${endingWords(facts)}`,
+		row: () => "call ended before page 1",
 	},
 	{
 		rule: "ended-during-page",
 		status: "failed",
-		when: ({ call }) => ended(call) && (call?.pages.length ?? 0) > 0,
-		title: ({ call }) => {
-			const pages = call?.pages ?? [];
-			const done = pages.filter((page) => page.answer === "MCF").length;
-			const last = pages.at(-1);
-			const where =
-				last?.answer === "MCF"
-					? `after page ${last.page}`
-					: `during page ${last?.page}${nothingCame(last) ? " (none of it came: your machine stopped sending)" : ""}`;
-			return `The call ended early, ${where}: ${pagesWord(done)} arrived whole.${reasonText(call)}`;
+		when: failed("during-page"),
+		title: (facts) => {
+			const call = model(facts);
+			const page = call.pages.at(-1) as PageModel;
+			return `The call ended during page ${page.page}: ${pagesWord(call.wholePages)} arrived whole.${partialWords(page)}${endingWords(facts)}`;
 		},
-		advice: ({ session }) => (session?.ecm === false ? [ecmOn, lowerSpeed] : [lowerSpeed]),
+		row: (facts) => `call ended during page ${model(facts).failedPage}`,
+	},
+	{
+		rule: "ended-after-page",
+		status: "failed",
+		when: failed("after-page"),
+		title: (facts) => {
+			const call = model(facts);
+			const more = /MPS$/.test(call.pages.at(-1)?.postPage ?? "")
+				? ", though your machine had said more would follow"
+				: ", before your machine said it was the last page";
+			return `The call ended after page ${call.failedPage}${more}: ${pagesWord(call.wholePages)} arrived whole.${endingWords(facts)}`;
+		},
+		row: (facts) => `call ended after page ${model(facts).failedPage}`,
+	},
+	{
+		rule: "call-not-known",
+		status: "warning",
+		when: (facts) => facts.model?.complete === "unknown" && facts.report.problem === undefined,
+		title: ({ model }) => {
+			const pages = model?.filePages ?? null;
+			const what = pages === null ? "The fax arrived" : `${pagesWord(pages)} arrived`;
+			return `${what}, but no session log came with this fax, so whether your machine sent them all is not known.`;
+		},
+		row: () => "end of the call not known",
 	},
 	{
 		rule: "bad-lines",
 		status: "warning",
-		when: ({ call }) => badLines(call).length > 0,
-		title: ({ call }) => {
-			const worst = badLines(call).reduce((a, b) => ((a.lines?.bad ?? 0) >= (b.lines?.bad ?? 0) ? a : b));
-			return `The pages arrived, but damaged: page ${worst.page} had ${numberText(worst.lines?.bad ?? 0)} bad lines (${worst.lines?.consecutiveBad} in a row), which HylaFAX filled in by repeating the line above.`;
+		when: (facts) => (facts.model?.line.badLines ?? 0) > 0,
+		title: (facts) => {
+			const worst = worstBadLines(model(facts));
+			return `The pages arrived, but damaged: page ${worst.page} had ${numberText(worst.badLines)} bad lines (${numberText(worst.consecutiveBad)} in a row), which HylaFAX filled in by repeating the line above.`;
 		},
-		advice: () => [ecmOn, lowerSpeed],
+		row: () => "arrived with damaged lines",
 	},
 	{
 		rule: "ecm-resent",
 		status: "warning",
-		when: ({ call }) => resent(call) > 0,
-		title: ({ call }) =>
-			`The pages arrived complete, but the line damaged data: the receiver asked ${resent(call)} times for parts of a page again (ECM), so the call took longer.`,
-		advice: () => [lowerSpeed],
+		when: (facts) => (facts.model?.line.pprs ?? 0) > 0,
+		title: (facts) =>
+			`The pages arrived complete, but the line damaged data: the receiver asked ${timesWord(model(facts).line.pprs)} for parts of a page again (ECM), so the call took longer.`,
+		row: () => "arrived after repeats",
 	},
 	{
 		rule: "email-no-attachment",
@@ -110,13 +153,16 @@ export const VERDICTS: Rule[] = [
 			"Set the scanner to attach the scan as a PDF (or, for Internet fax, a TIFF-F) rather than send a link.",
 			"Check the scanner's largest email size: a scan cut short arrives without its attachment.",
 		],
+		row: () => "no attachment",
 	},
 	{
 		rule: "not-processable",
 		status: "failed",
 		when: ({ report }) => report.problem !== undefined,
 		title: ({ report }) => `The test arrived, but it cannot be shown: ${report.problem}`,
-		advice: () => ["Send a PDF or TIFF image, unprotected, of at most a few dozen pages."],
+		advice: ({ model }) =>
+			model === null ? ["Send a PDF or TIFF image, unprotected, of at most a few dozen pages."] : [],
+		row: () => "document could not be read",
 	},
 	{
 		rule: "tiff-not-t37",
@@ -127,32 +173,35 @@ export const VERDICTS: Rule[] = [
 		advice: () => [
 			"If your device claims T.37, check that it sends the TIFF as image/tiff; application=faxbw.",
 		],
+		row: () => "TIFF not marked T.37",
 	},
 	{
 		rule: "ecm-off",
-		status: "warning",
-		when: ({ session }) => session?.ecm === false,
-		title: ({ session }) =>
-			`All pages arrived, sent without error correction at ${numberText(session?.bitsPerSecond ?? 0)} bit/s: a noisy line would have damaged them unseen.`,
-		advice: () => [ecmOn],
+		status: "good",
+		when: (facts) => facts.model?.ecm === false,
+		title: (facts) =>
+			`All good: ${pagesWord(model(facts).wholePages)} arrived complete, sent without error correction (ECM) at ${numberText(model(facts).speed?.bitsPerSecond ?? 0)} bit/s, and HylaFAX counted no damaged line.`,
+		row: () => null,
 	},
 	{
 		rule: "all-good",
 		status: "good",
 		when: () => true,
-		title: ({ report, call }) => {
-			const pages = call?.pages.length ?? (report.document?.format === "TIFF" ? report.document.pages : null);
+		title: ({ report, model }) => {
+			const pages = model?.wholePages ?? (report.document?.format === "TIFF" ? report.document.pages : null);
 			return pages === null
 				? "All good: the test arrived complete."
 				: `All good: ${pagesWord(pages)} arrived complete.`;
 		},
-		advice: () => [],
+		row: () => null,
 	},
 ];
 
 /** The verdict of a fax's report: the first rule of VERDICTS that holds. */
 export function verdictOf(report: FaxReport): Verdict {
-	const facts: Facts = { report, call: report.call ?? null, session: report.session };
+	const facts: Facts = { report, model: callModel(report) };
 	const rule = VERDICTS.find((candidate) => candidate.when(facts)) ?? (VERDICTS.at(-1) as Rule);
-	return { rule: rule.rule, status: rule.status, title: rule.title(facts), advice: rule.advice(facts) };
+	const advice =
+		rule.advice?.(facts) ?? (facts.model === null ? [] : adviceFor(facts.model).map((item) => item.words));
+	return { rule: rule.rule, status: rule.status, title: rule.title(facts), advice, row: rule.row(facts) };
 }

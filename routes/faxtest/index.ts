@@ -1,7 +1,8 @@
 import type { SenderFilter } from "../../lib/db/index.ts";
 import { type Fax, isUnknownSenderQuery, MAX_SENDER_LENGTH, senderMatchKey } from "../../lib/fax/index.ts";
 import { definePlainRoute } from "../../lib/http/index.ts";
-import { type LiveFilter, livePage } from "../../lib/pages/index.ts";
+import { type LiveFilter, type LiveItem, livePage } from "../../lib/pages/index.ts";
+import { type FaxReport, verdictOf } from "../../lib/report/index.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
 // The same list the script then waits on: the API's default 24 hours, and its
@@ -30,16 +31,15 @@ function filterOf(from: string | null): { filter: LiveFilter; sender: SenderFilt
  * limited: the page itself is one request, and its script's requests to the
  * API are counted there.
  */
-export const route = definePlainRoute(async ({ search, now }, { faxes, cdnOrigin, sendTo }) => {
+export const route = definePlainRoute(async ({ search, now }, { faxes, store, cdnOrigin, sendTo }) => {
 	await faxes.settle();
 	const { filter, sender } = filterOf(new URLSearchParams(search).get("from"));
 	const answer = faxes.list({ after: now - WINDOW_SECONDS, sender, limit: LIMIT }, now);
-	const page = livePage(
-		{ faxes: JSON.parse(answer.text) as Fax[], etag: answer.etag },
-		filter,
-		cdnOrigin,
-		sendTo,
-	);
+	const items = (JSON.parse(answer.text) as Fax[]).map((fax): LiveItem => {
+		const report = store.report(fax.slug);
+		return { fax, outcome: report === null ? null : verdictOf(JSON.parse(report) as FaxReport).row };
+	});
+	const page = livePage({ items, etag: answer.etag }, filter, cdnOrigin, sendTo);
 	return {
 		status: 200,
 		body: page.html,

@@ -4,7 +4,14 @@
 // faxinfo's reading of the received file (faxinfo.txt beside it).
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { buildReport, parseSessionLog, verdictOf } from "../../lib/report/index.ts";
+import {
+	type AdviceKey,
+	adviceFor,
+	buildReport,
+	callModel,
+	parseSessionLog,
+	verdictOf,
+} from "../../lib/report/index.ts";
 
 const dir = (call: string) => join(import.meta.dir, "../../fixtures/hylafax", call);
 const text = (call: string, file: string) => Bun.file(join(dir(call), file)).text();
@@ -89,15 +96,18 @@ describe("1 % loss, ECM off (loss1noecm): the speed fell back, page 1 arrived wi
 	test("the report reads the file as faxinfo does, and the verdict names page 1's bad lines", async () => {
 		const built = await report("loss1noecm", null);
 		await expectAsFaxinfo("loss1noecm", built, ["2", "12000 bit/s", "No", "2-D MR"]);
+		// 12,000 bit/s without ECM: a lower speed, ECM and the line all fit; the call did none of them.
 		expect(verdictOf(built)).toEqual({
 			rule: "bad-lines",
 			status: "warning",
 			title:
 				"The pages arrived, but damaged: page 1 had 3 bad lines (3 in a row), which HylaFAX filled in by repeating the line above.",
 			advice: [
-				"Turn error correction (ECM) on in your fax machine's settings: damaged data is then sent again.",
-				"Set your fax machine to a lower speed (9,600 bit/s; on some machines “overseas mode” or “V.29”): fast V.17 training often fails on VoIP lines.",
+				"This call ran at 12,000 bit/s (V.17): set your fax machine to 9,600 bit/s (on some machines “overseas mode” or “V.29”), which VoIP lines carry far more reliably.",
+				"Turn error correction (ECM) on in your fax machine's settings: damaged parts of a page are then sent again instead of filled in.",
+				"The line damaged the call (3 lines arrived damaged): on a VoIP line, ask your provider for T.38, or for G.711 without compression and with echo cancellation off for fax; or try from a direct analogue line.",
 			],
+			row: "arrived with damaged lines",
 		});
 	});
 });
@@ -132,29 +142,51 @@ describe("1 % loss, ECM on (loss1ecm): damaged DCSs, a fallback to 7,200 bit/s, 
 		await expectAsFaxinfo("loss1ecm", built, ["2", "7200 bit/s", "Yes", "2-D MMR"]);
 		// The training line: "RECV training at v.29 7200 bit/s".
 		expect(built.session?.modulation).toBe("V.29");
-		const verdict = verdictOf(built);
-		expect([verdict.rule, verdict.title]).toEqual([
-			"ecm-resent",
-			"The pages arrived complete, but the line damaged data: the receiver asked 2 times for parts of a page again (ECM), so the call took longer.",
-		]);
+		// 7,200 bit/s with ECM: only the line's advice fits, with its evidence.
+		expect(verdictOf(built)).toEqual({
+			rule: "ecm-resent",
+			status: "warning",
+			title:
+				"The pages arrived complete, but the line damaged data: the receiver asked 2 times for parts of a page again (ECM), so the call took longer.",
+			advice: [
+				"The line damaged the call (4 of its signals arrived damaged, parts of pages were asked for again 2 times): on a VoIP line, ask your provider for T.38, or for G.711 without compression and with echo cancellation off for fax; or try from a direct analogue line.",
+			],
+			row: "arrived after repeats",
+		});
 	});
 });
 
-describe("a handshake that failed on a lossy line: HylaFAX's reason is the ending, and the verdict quotes it", () => {
-	// loss3noecm: "RECV recv DCN (disconnect)", then "RECV FAX: RSPREC error/got DCN (sender abort)"
-	// (it was taken for a clean ending, and the page gave no reason: the test failed before);
-	// loss3ecm: no DCS ever came, "RECV FAX: No sender protocol (T.30 T1 timeout)".
+describe("a handshake that failed on a lossy line: HylaFAX's reason is the ending, and the verdict gives the evidence", () => {
+	// loss3noecm: our DIS, a damaged frame, our CRPs, then "RECV recv DCN (disconnect)" and
+	// "RECV FAX: RSPREC error/got DCN (sender abort)"; loss3ecm: no DCS ever came,
+	// "RECV FAX: No sender protocol (T.30 T1 timeout)". No training took place: no speed advice.
 	test.each([
-		["loss3noecm", "3 % loss, ECM off", "RSPREC error/got DCN (sender abort)", "14:33:24"],
-		["loss3ecm", "3 % loss, ECM on", "No sender protocol (T.30 T1 timeout)", "14:31:31"],
-	])("%s (%s): %s", async (call, _line, reason, at) => {
+		[
+			"loss3noecm",
+			"RSPREC error/got DCN (sender abort)",
+			"14:33:24",
+			" 1 of its signals arrived damaged; we asked for them again 2 times. Your fax machine gave up and ended the call while the two machines were still agreeing how to send.",
+			["line", "sender-report"],
+		],
+		[
+			"loss3ecm",
+			"No sender protocol (T.30 T1 timeout)",
+			"14:31:31",
+			" 1 of its signals arrived damaged; we asked for them again once. Our receiver announced itself as a fax machine again and again, but no usable answer from a sending fax machine came before its time limit ran out.",
+			["line"],
+		],
+	] as [string, string, string, string, AdviceKey[]][])("%s: %s", async (call, reason, at, said, advice) => {
 		const session = parseSessionLog(await text(call, "receiver.log"));
 		expect([session.faxMachine, session.trainings, session.pages]).toEqual([true, [], []]);
 		expect(session.ending).toEqual({ clean: false, reason, at });
-		const verdict = verdictOf(await report(call, null));
-		expect([verdict.rule, verdict.title]).toEqual([
+		const built = await report(call, null);
+		const verdict = verdictOf(built);
+		expect([verdict.rule, verdict.title, verdict.row]).toEqual([
 			"handshake-failed",
-			`Your fax machine called, but the two machines never agreed how to send: no page arrived. HylaFAX said: “${reason}”.`,
+			`Your fax machine called, but the two machines never agreed how to send, so no page arrived.${said}`,
+			"call failed before page 1",
 		]);
+		const model = callModel(built);
+		expect(model === null ? [] : adviceFor(model).map((item) => item.key)).toEqual(advice);
 	});
 });

@@ -45,47 +45,80 @@ function expectRule(report: FaxReport, rule: string) {
 	return verdict;
 }
 
+const SPEED_14400 =
+	"This call ran at 14,400 bit/s (V.17): set your fax machine to 9,600 bit/s (on some machines “overseas mode” or “V.29”), which VoIP lines carry far more reliably.";
+const LINE_ADVICE =
+	"on a VoIP line, ask your provider for T.38, or for G.711 without compression and with echo cancellation off for fax; or try from a direct analogue line.";
+const CARRIER_WORDS =
+	"Our receiver could not pick up your machine's fast page signal, so the page or its speed test never came through.";
+const SYNC_WORDS =
+	"The two machines lost step: our receiver waited for a moment of silence between signals and never heard it, as happens on a noisy line or when the call drops.";
+
 describe("the verdict of a real call", () => {
-	test("handshake-failed: the sender's TSI came, then nothing (sender gone during training), no FaxRcvdCmd", async () => {
-		const verdict = expectRule(await callReport("killtcf", { file: false }), "handshake-failed");
-		expect(verdict).toMatchObject({ status: "failed" });
-		expect(verdict.title).toBe(
-			"Your fax machine called, but the two machines never agreed how to send: no page arrived. HylaFAX said: “Failure to receive silence (synchronization failure).”.",
-		);
-		expect(verdict.advice[0]).toStartWith("Set your fax machine to a lower speed (9,600 bit/s;");
+	test("no-fax-machine: a silent caller (killanswer: our DIS twice, nothing back): only checking the caller fits", async () => {
+		// recvq lists no such call (lib/ingest/recvq.ts); a report built of one still says what happened.
+		const verdict = expectRule(await callReport("killanswer", { file: false }), "no-fax-machine");
+		expect(verdict).toEqual({
+			rule: "no-fax-machine",
+			status: "failed",
+			title: `A call came in, but no fax machine answered ours, so no page arrived. ${SYNC_WORDS}`,
+			advice: [
+				"Check the number you dialled, and that a fax machine is calling: a phone, or a fax machine set to voice, does not answer our fax tones.",
+			],
+			row: "no fax machine answered",
+		});
 	});
 
-	test("ended-before-first-page: training succeeded, the sender gone before page 1; FaxRcvdCmd's reason", async () => {
+	test("handshake-failed: the sender's TSI came, then nothing (sender gone during training), no FaxRcvdCmd", async () => {
+		const verdict = expectRule(await callReport("killtcf", { file: false }), "handshake-failed");
+		expect(verdict).toEqual({
+			rule: "handshake-failed",
+			status: "failed",
+			title: `Your fax machine called, but the two machines never agreed how to send, so no page arrived. ${SYNC_WORDS}`,
+			// No training took place: no speed to lower.
+			advice: [`The line lost or damaged the signal: ${LINE_ADVICE}`],
+			row: "call failed before page 1",
+		});
+	});
+
+	test("ended-before-first-page: training succeeded at 14,400, the sender gone before page 1; FaxRcvdCmd's reason", async () => {
 		const reason = "Failed to properly detect high-speed data carrier.";
 		const verdict = expectRule(
 			await callReport("killtrain", { file: false, reason }),
 			"ended-before-first-page",
 		);
 		expect(verdict.title).toBe(
-			`The machines agreed how to send, then the call ended before page 1 arrived. HylaFAX said: “${reason}”.`,
+			`The machines agreed how to send, then the call ended before page 1 arrived. ${CARRIER_WORDS}`,
 		);
+		expect(verdict.advice).toEqual([SPEED_14400, `The line lost or damaged the signal: ${LINE_ADVICE}`]);
+		expect(verdict.row).toBe("call ended before page 1");
 	});
 
-	test("ended-during-page: page 1 confirmed, then the sender gone before page 2 (the file kept, FaxRcvdCmd's reason)", async () => {
+	test("ended-after-page: page 1 confirmed after MPS, then the sender gone before page 2 (the file kept, FaxRcvdCmd's reason)", async () => {
 		const reason = "Failed to properly detect high-speed data carrier.";
-		const verdict = expectRule(await callReport("killpage2", { reason }), "ended-during-page");
+		const verdict = expectRule(await callReport("killpage2", { reason }), "ended-after-page");
 		expect(verdict.title).toBe(
-			`The call ended early, after page 1: 1 page arrived whole. HylaFAX said: “${reason}”.`,
+			`The call ended after page 1, though your machine had said more would follow: 1 page arrived whole. ${CARRIER_WORDS}`,
 		);
-		expect(verdict.advice).toHaveLength(1);
+		expect(verdict.advice).toEqual([SPEED_14400, `The line lost or damaged the signal: ${LINE_ADVICE}`]);
+		expect(verdict.row).toBe("call ended after page 1");
 	});
 
-	test("ended-during-page: the sender gone as page 2 began (real call, fixtures/hylafax/killmidpage): page 1 kept, page 2 never came, HylaFAX's reason", async () => {
+	test("ended-during-page: the sender gone as page 2 began (fixtures/hylafax/killmidpage): page 1 kept, none of page 2, our disk's reason", async () => {
 		const reason = "Write error to file recvq/fax000000069.tif";
 		const report = await callReport("killmidpage", { reason });
 		expect(report.document).toMatchObject({ format: "TIFF", pages: 1 });
 		const verdict = expectRule(report, "ended-during-page");
 		expect(verdict.title).toBe(
-			`The call ended early, during page 2 (none of it came: your machine stopped sending): 1 page arrived whole. HylaFAX said: “${reason}”.`,
+			"The call ended during page 2: 1 page arrived whole. None of page 2 came. Our receiver could not write the page to its disk and ended the call, a fault on our side.",
 		);
+		expect(verdict.advice).toEqual([
+			"The fault was on our side, not yours: send the test again in a few minutes.",
+		]);
+		expect(verdict.row).toBe("call ended during page 2");
 	});
 
-	test("bad-lines: a page without ECM with bad lines (HylaFAX's line for it, in the ECM-off call's log)", async () => {
+	test("bad-lines: a page without ECM with bad lines (HylaFAX's line for it, in the ECM-off call's log): ECM and the line, not a lower speed at 9,600", async () => {
 		const log = (await text("fixtures/hylafax/ecmoff9600/receiver.log")).replace(
 			"10:29:57.33: [14119]: RECV: 400 total lines, 0 bad lines, 0 consecutive bad lines",
 			"10:29:57.33: [14119]: RECV: 400 total lines, 34 bad lines, 8 consecutive bad lines",
@@ -94,24 +127,37 @@ describe("the verdict of a real call", () => {
 		expect(verdict.title).toBe(
 			"The pages arrived, but damaged: page 1 had 34 bad lines (8 in a row), which HylaFAX filled in by repeating the line above.",
 		);
-		expect(verdict.advice[0]).toStartWith("Turn error correction (ECM) on");
+		expect(verdict.advice).toEqual([
+			"Turn error correction (ECM) on in your fax machine's settings: damaged parts of a page are then sent again instead of filled in.",
+			`The line damaged the call (34 lines arrived damaged): ${LINE_ADVICE}`,
+		]);
 	});
 
-	test("ecm-resent: partial page requests (HylaFAX's PPR line, in the clean ECM call's log)", async () => {
+	test("ecm-resent: a partial page request (HylaFAX's PPR line, in the clean ECM call's log) at 14,400: the speed and the line", async () => {
 		const log = (await text("fixtures/hylafax/clean/receiver.log")).replace(
 			"10:28:45.87: [14119]: RECV send MCF (message confirmation)",
 			"10:28:45.87: [14119]: RECV send PPR (partial page request)\nNov 26 10:28:45.87: [14119]: RECV send MCF (message confirmation)",
 		);
 		const verdict = expectRule(await callReport("clean", { log }), "ecm-resent");
-		expect(verdict.title).toContain("asked 1 times for parts of a page again (ECM)");
+		expect(verdict.title).toBe(
+			"The pages arrived complete, but the line damaged data: the receiver asked once for parts of a page again (ECM), so the call took longer.",
+		);
+		expect(verdict.advice).toEqual([
+			SPEED_14400,
+			`The line damaged the call (parts of pages were asked for again once): ${LINE_ADVICE}`,
+		]);
 	});
 
-	test("ecm-off: all pages arrived without error correction (sendfax -E -B 9600)", async () => {
+	test("ecm-off: all pages arrived whole without error correction (sendfax -E -B 9600): good, no advice", async () => {
 		const verdict = expectRule(await callReport("ecmoff9600"), "ecm-off");
-		expect(verdict).toMatchObject({ status: "warning" });
-		expect(verdict.title).toBe(
-			"All pages arrived, sent without error correction at 9,600 bit/s: a noisy line would have damaged them unseen.",
-		);
+		expect(verdict).toEqual({
+			rule: "ecm-off",
+			status: "good",
+			title:
+				"All good: 2 pages arrived complete, sent without error correction (ECM) at 9,600 bit/s, and HylaFAX counted no damaged line.",
+			advice: [],
+			row: null,
+		});
 	});
 
 	test("all-good: the clean call", async () => {
@@ -121,6 +167,25 @@ describe("the verdict of a real call", () => {
 			status: "good",
 			title: "All good: 2 pages arrived complete.",
 			advice: [],
+			row: null,
+		});
+	});
+
+	test("call-not-known: the clean call's file listed without its session log (as the sweep lists it) is never all good", async () => {
+		const report = buildReport({
+			source: "phone",
+			bytes: await bytes("fixtures/hylafax/clean/received.tif"),
+			email: null,
+			relayedByUs: false,
+			hylafax: { log: null, reason: null, callOnly: false },
+		});
+		expect(expectRule(report, "call-not-known")).toEqual({
+			rule: "call-not-known",
+			status: "warning",
+			title:
+				"2 pages arrived, but no session log came with this fax, so whether your machine sent them all is not known.",
+			advice: [],
+			row: "end of the call not known",
 		});
 	});
 });
@@ -145,7 +210,10 @@ describe("the verdict of a real email", () => {
 			...(await emailReport("scan-to-email.eml")),
 			problem: "The PDF is cut short or damaged.",
 		};
-		expectRule(report, "not-processable");
+		expect(expectRule(report, "not-processable")).toMatchObject({
+			title: "The test arrived, but it cannot be shown: The PDF is cut short or damaged.",
+			row: "document could not be read",
+		});
 	});
 
 	test("all-good: a scan-to-email PDF and a T.37 TIFF-F", async () => {
