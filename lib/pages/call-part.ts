@@ -37,14 +37,14 @@ const STEP_WORDS: Partial<Record<CallStep["kind"], string>> = {
 	"crp-received": "Your machine asked us to send ours again (CRP)",
 };
 
-// Who ended the call, in words (the reason table's sides).
+// Who ended the call, in words (the reason table's sides); a normal end says so in its own words.
 const ENDED_BY: Record<CallModel["ending"]["by"], string> = {
-	normal: "ended normally",
-	sender: "ended by your machine",
-	"receiver-timeout": "ended by our side, after waiting for your machine",
-	line: "ended by the line",
-	"receiver-system": "ended by a fault on our side",
-	unknown: "who ended it is not known",
+	normal: "",
+	sender: "Your machine ended the call. ",
+	"receiver-timeout": "Our side ended the call, after waiting for your machine. ",
+	line: "The line ended the call. ",
+	"receiver-system": "A fault on our side ended the call. ",
+	unknown: "Who ended the call is not known. ",
 };
 
 /** One line of the timeline: when, what, and HylaFAX's own line for it when there is one. */
@@ -64,7 +64,7 @@ function pageText(page: PageModel): string {
 	const parts = [`Page ${page.page} ${pageState(page)}`];
 	if (page.frames > 0)
 		parts.push(`${numberText(page.frames)} ECM frames, ${page.pprs} partial page requests (PPR)`);
-	else if (page.lines !== null && page.state === "whole")
+	if (page.lines !== null && page.state === "whole")
 		parts.push(
 			`${numberText(page.lines)} lines, ${numberText(page.badLines)} bad (${numberText(page.consecutiveBad)} in a row)`,
 		);
@@ -91,7 +91,8 @@ function trainingEntries(call: CallModel): Entry[] {
 			training.bitsPerSecond === null ? "an unknown speed" : `${numberText(training.bitsPerSecond)} bit/s`;
 		const modulation = training.modulation === null ? "" : ` (${training.modulation})`;
 		const result = training.ok === null ? "no answer" : training.ok ? "succeeded" : "failed";
-		return { at: training.at, text: `Training at ${rate}${modulation}: ${result}`, raw: null };
+		const check = training.check === null ? "" : ` (check signal: ${training.check})`;
+		return { at: training.at, text: `Training at ${rate}${modulation}: ${result}${check}`, raw: null };
 	});
 }
 
@@ -103,7 +104,7 @@ export function timeline(call: CallModel): Entry[] {
 		...call.pages.map((page) => ({ at: page.at, text: pageText(page), raw: null })),
 	].sort((a, b) => a.at.localeCompare(b.at));
 	const end = call.ending;
-	entries.push({ at: end.at ?? "", text: `The call ${ENDED_BY[end.by]}: ${end.words}`, raw: end.raw });
+	entries.push({ at: end.at ?? "", text: `${ENDED_BY[end.by]}${end.words}`, raw: end.raw });
 	return entries;
 }
 

@@ -47,7 +47,11 @@ function filesPart(fax: Fax, report: FaxReport | null): string {
 /** The Pages and Size rows: what the PDF holds, and how many pages of the call came whole, as the verdict counts them. */
 function countRows(fax: Fax, report: FaxReport | null, call: CallModel | null): string {
 	if (fax.page_count === null || fax.file_size === null) {
-		const why = report?.call?.noPage ? "None: no page arrived" : "Not known: the document could not be read";
+		const why = report?.call?.noPage
+			? "None: no page arrived"
+			: report?.email?.test === "none"
+				? "None: the email had no attachment to show"
+				: "Not known: the document could not be read";
 		return `<dt>Pages</dt><dd>${why}</dd>\n<dt>Size</dt><dd>No PDF</dd>`;
 	}
 	const whole =

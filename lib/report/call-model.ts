@@ -118,6 +118,7 @@ function loggedModel(call: CallReport, report: FaxReport): CallModel {
 	const trainings = call.trainings.map((training) => ({
 		at: training.at,
 		ok: training.ok,
+		check: training.tcf,
 		...rateOf(training.rate),
 	}));
 	const pages = pageModels(call, report);

@@ -51,10 +51,12 @@ export type FailureKind =
 	| "document"
 	| "unknown";
 
+/** One training: its rate, how its check signal (TCF) came, and whether it succeeded. */
 export type Training = {
 	at: string;
 	bitsPerSecond: number | null;
 	modulation: string | null;
+	check: string | null;
 	ok: boolean | null;
 };
 

@@ -18,6 +18,7 @@ export const CASES = {
 	faxLifecycle: { fast: 20, long: 150 },
 	damagedDocuments: { fast: 30, long: 500 },
 	hylafaxSession: { fast: 40, long: 500 },
+	callModel: { fast: 300, long: 5_000 },
 } as const;
 
 export type Suite = keyof typeof CASES;

@@ -77,12 +77,14 @@ describe("fax receive-hylafax with HylaFAX's session log", () => {
 		expect(html).toContain('data-rule="all-good"');
 		expect(html).toContain("All good: 2 pages arrived complete.");
 		expect(html).toContain(
-			"<li><time>10:28:39</time> Training at v.17 14400 bit/s: succeeded (check signal: 2748 bytes, 1% non-zero, 2700 zero-run)</li>",
+			"<li><time>10:28:39</time> Training at 14,400 bit/s (V.17): succeeded (check signal: 2748 bytes, 1% non-zero, 2700 zero-run)</li>",
 		);
 		expect(html).toContain(
-			"<li><time>10:28:44</time> Page 1: took 0:00:11; 3 ECM frames, 0 partial page requests (PPR); 400 lines, 0 bad (0 in a row); your machine said MPS (more pages follow); we answered MCF (page good)</li>",
+			"<li><time>10:28:44</time> Page 1 came whole in 0:00:11; 3 ECM frames, 0 partial page requests (PPR); 400 lines, 0 bad (0 in a row); your machine said MPS (more pages follow); we answered MCF (page good)</li>",
 		);
-		expect(html).toContain("<li><time>10:28:51</time> Your machine hung up normally (DCN)</li>");
+		expect(html).toContain(
+			"<li><time>10:28:51</time> Your machine hung up normally after the last page.</li>",
+		);
 		expect(html).toContain("10:28:39 RECV training at v.17 14400 bit/s\n");
 		expect(html).not.toContain("15550100");
 		// The same file again, as the sweep or a second FaxRcvdCmd hands it over: nothing new.
@@ -113,9 +115,15 @@ describe("fax receive-hylafax with HylaFAX's session log", () => {
 		});
 		const html = await page(fax?.slug ?? "");
 		expect(html).toContain('data-rule="ended-before-first-page"');
-		expect(html).toContain(`HylaFAX said: “${reason}”.`);
-		expect(html).toContain("<p>No page arrived: there is no PDF and no image of this call.</p>");
-		expect(html).toContain(`<li><time>10:31:22</time> The call ended: ${reason}</li>`);
+		const words =
+			"Our receiver could not pick up your machine&#39;s fast page signal, so the page or its speed test never came through.";
+		expect(html).toContain(
+			`<p>The machines agreed how to send, then the call ended before page 1 arrived. ${words}</p>`,
+		);
+		expect(html).toContain("<p>No page arrived, so there is no PDF and no image of this call.</p>");
+		expect(html).toContain(
+			`<li><time>10:31:22</time> The line ended the call. ${words} <code class="hylafax">HylaFAX: ${reason}</code></li>`,
+		);
 		// The sweep, without the reason, or a second FaxRcvdCmd: the same call, nothing new.
 		expect((await handOver("c000000006", "", log)).stdout).toBe(
 			`c000000006: already listed as ${fax?.slug}\n`,

@@ -141,8 +141,8 @@ describe("the fax page in Chromium", () => {
 		expect(await detailsOf(page)).toMatchObject({
 			Sender: "s***@o***.com",
 			Source: "Email (scan-to-email or Internet fax)",
-			Pages: "Not known",
-			Size: "Not known",
+			Pages: "None: the email had no attachment to show",
+			Size: "No PDF",
 		});
 		expect(await page.locator("main > p").innerText()).toBe(
 			"This fax could not be processed: there is no PDF and no image of it.",

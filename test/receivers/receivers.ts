@@ -409,8 +409,8 @@ describe("HylaFAX", () => {
 		const page = await pageOf(first.slug);
 		logCase("clean call", null, page);
 		expect(page.rule).toBe("all-good");
-		expect(page.html).toContain("Your machine hung up normally (DCN)</li>");
-		expect(page.html).toMatch(/Page 2: took 0:00:0\d; 3 ECM frames, 0 partial page requests \(PPR\)/);
+		expect(page.html).toContain("Your machine hung up normally after the last page.</li>");
+		expect(page.html).toMatch(/Page 2 came whole in 0:00:0\d; 3 ECM frames, 0 partial page requests \(PPR\)/);
 		await syslogLine(`testfax: ${queueFile}: listed as ${first.slug} (2 pages)`);
 
 		const again = requeue(firstTiff, queueFile, { keepTime: true });
@@ -572,7 +572,7 @@ describe("every call that reached a fax machine is accounted for, once (real cal
 		const page = await pageOf(fax.slug);
 		logCase("cut after training", reason, page);
 		expect(page.rule).toBe("ended-before-first-page");
-		expect(page.html).toContain(`HylaFAX said: “${reason}”.`);
+		expect(page.html).toContain(`<code class="hylafax">HylaFAX: ${reason}</code>`);
 		expect(page.log).toEqual(parseSessionLog(sessionLog(name)).lines.slice(0, page.log.length));
 		runCronLine();
 		expect((await phoneFaxes()).length).toBe(before.length + 1);
@@ -601,7 +601,9 @@ describe("every call that reached a fax machine is accounted for, once (real cal
 		const page = await pageOf(fax.slug);
 		logCase("cut during training", reason, page);
 		expect(page.rule).toBe("handshake-failed");
-		expect(page.html).toContain(`HylaFAX said: “${parseSessionLog(sessionLog(name)).ending.reason}”.`);
+		expect(page.html).toContain(
+			`<code class="hylafax">HylaFAX: ${parseSessionLog(sessionLog(name)).ending.reason}</code>`,
+		);
 		runCronLine();
 		expect((await phoneFaxes()).length).toBe(before.length + 1);
 		// The safety net: without its mark (as if call-watch had been down), the sweep hands the call over.
@@ -639,9 +641,9 @@ describe("every call that reached a fax machine is accounted for, once (real cal
 		expect(page.rule).toBe("ecm-off");
 		expect(pageDetails(page.html)["Error correction (ECM)"]).toBe("No");
 		expect(pageDetails(page.html)["Signal rate"]).toBe("9,600 bit/s (V.29)");
-		expect(page.html).toMatch(/<li><time>[\d:]+<\/time> Training at v\.29 9600 bit\/s: succeeded/);
+		expect(page.html).toMatch(/<li><time>[\d:]+<\/time> Training at 9,600 bit\/s \(V\.29\): succeeded/);
 		expect(page.html).toMatch(
-			/<li><time>[\d:]+<\/time> Page 2: took 0:00:0\d; 400 lines, 0 bad \(0 in a row\); your machine said EOP/,
+			/<li><time>[\d:]+<\/time> Page 2 came whole in 0:00:0\d; 400 lines, 0 bad \(0 in a row\); your machine said EOP/,
 		);
 	});
 });
