@@ -96,6 +96,9 @@ describe("/faxtest in Chromium", () => {
 		const item = page.locator(`li[data-slug="${slug}"]`);
 		expect(await item.locator(".from").innerText()).toBe("+155*****002");
 		expect(await item.locator(".local").innerText()).toMatch(/ · your time: .* GMT\+9$/);
+		// Its outcome, from its own page's verdict: a file ingested without its session log.
+		await item.locator(".outcome").waitFor({ timeout: WELL_BEFORE_THE_HOLD_MS });
+		expect(await item.locator(".facts").innerText()).toContain(" · Fax by phone · 2 pages · end of the call not known");
 		expect(await page.locator("#status").innerText()).toBe("Live: new tests appear here as they are listed.");
 		await browser.screenshot(page, "live-page");
 		await page.context().close();
@@ -112,6 +115,10 @@ describe("/faxtest in Chromium", () => {
 			/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/,
 		);
 		expect(await page.locator(`li[data-slug="${mine}"] .local`).isVisible()).toBe(false);
+		// The same outcome words as the fax's own verdict, written by the server.
+		expect(await page.locator(`li[data-slug="${mine}"] .outcome`).innerText()).toBe(
+			"end of the call not known",
+		);
 		expect(await page.locator("#status").innerText()).toContain("reload it");
 		await page.fill("#from", "+15550200001");
 		await page.click("button[type=submit]");
