@@ -13,7 +13,8 @@ const ENTITIES: Record<string, string> = {
 	"&#39;": "'",
 };
 
-function text(html: string): string {
+/** The text of an HTML fragment as escapeHtml wrote it: its tags dropped, its entities read. */
+export function htmlText(html: string): string {
 	return html
 		.replace(/<[^>]+>/g, "")
 		.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity] ?? entity);
@@ -22,7 +23,7 @@ function text(html: string): string {
 /** Every `<dt>term</dt><dd>value</dd>` pair of a page, as text; a later term of the same name wins. */
 export function pageDetails(pageHtml: string): Record<string, string> {
 	const pairs = [...pageHtml.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/gs)];
-	return Object.fromEntries(pairs.map((pair) => [text(pair[1] ?? ""), text(pair[2] ?? "")]));
+	return Object.fromEntries(pairs.map((pair) => [htmlText(pair[1] ?? ""), htmlText(pair[2] ?? "")]));
 }
 
 function run(command: string[]): string {

@@ -35,6 +35,7 @@ const STEP_WORDS: Partial<Record<CallStep["kind"], string>> = {
 	"frame-damaged": "A signal from your machine arrived damaged",
 	"crp-sent": "We asked your machine to send it again (CRP)",
 	"crp-received": "Your machine asked us to send ours again (CRP)",
+	timeout: "Nothing came from your machine, and our receiver's wait ran out",
 };
 
 // Who ended the call, in words (the reason table's sides); a normal end says so in its own words.

@@ -90,10 +90,12 @@ export const ADVICE: AdviceRule[] = [
 	},
 	{
 		key: "sender-report",
-		fits: "Your machine ended the call: its own report says why.",
-		when: (model) => model.ending.by === "sender",
-		words: () =>
-			"Your machine ended the call: look at its transmission report, or its display, for the reason it gives.",
+		fits: "Your machine ended the call or went silent, or HylaFAX's reason is one that your machine's own report explains.",
+		when: (model) => model.ending.by === "sender" || model.ending.advice.includes("sender-report"),
+		words: (model) =>
+			model.ending.by === "sender"
+				? "Your machine ended the call: look at its transmission report, or its display, for the reason it gives."
+				: "Look at your machine's transmission report, or its display: it says what your machine saw of this call.",
 	},
 	{
 		key: "try-again",

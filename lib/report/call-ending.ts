@@ -70,9 +70,30 @@ function silentEnding(call: CallReport, pages: PageModel[]): EndingModel {
 	return { by: "unknown", words, raw: null, at: call.ending.at, advice: [] };
 }
 
-/** How the call ended: HylaFAX's reason when it gave one, else the sender's DCN, else what the log shows. */
+/**
+ * A page of which nothing came, after our wait for its data ran out: the
+ * sender went silent. HylaFAX then reports the empty page as its own write
+ * error (`RECV: 0 bytes of data`, `Write error to file …`), which is not the
+ * cause; its line stays beside the words.
+ */
+function silentSender(call: CallReport, pages: PageModel[], reason: string | null): EndingModel | null {
+	const last = pages.at(-1);
+	const timeout = (call.steps ?? []).findLast((step) => step.kind === "timeout");
+	if (last?.state !== "absent" || timeout === undefined) return null;
+	return {
+		by: "receiver-timeout",
+		words: `Your machine went silent during page ${last.page}: our receiver waited for its data, then gave up.`,
+		raw: reason ?? timeout.line,
+		at: call.ending.at ?? timeout.at,
+		advice: ["sender-report", "line"],
+	};
+}
+
+/** How the call ended: a silent sender, else HylaFAX's reason when it gave one, else the sender's DCN, else what the log shows. */
 export function endingOf(call: CallReport, pages: PageModel[]): EndingModel {
 	const reason = call.ending.clean ? null : call.ending.reason;
+	const silent = silentSender(call, pages, reason === "" ? null : reason);
+	if (silent !== null) return silent;
 	if (reason !== null && reason !== "") return reasonEnding(call, reason);
 	return call.ending.clean ? dcnEnding(call, pages) : silentEnding(call, pages);
 }

@@ -16,7 +16,8 @@ export type StepKind =
 	| "crp-sent"
 	| "crp-received"
 	| "dcn-received"
-	| "modem-error";
+	| "modem-error"
+	| "timeout";
 
 /** One step of the call's evidence: its kind, when, and HylaFAX's line as written (the sender's ID masked). */
 export type CallStep = { at: string; kind: StepKind; line: string };
@@ -232,6 +233,7 @@ const STEPS: [RegExp, StepKind][] = [
 	[/^RECV recv CRP/, "crp-received"],
 	[/^RECV recv DCN/, "dcn-received"],
 	[/^MODEM (?:READ|WRITE) ERROR/, "modem-error"],
+	[/^(?:Timeout awaiting|MODEM TIMEOUT)/, "timeout"],
 ];
 
 /**

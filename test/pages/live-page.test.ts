@@ -98,7 +98,9 @@ describe("/faxtest in Chromium", () => {
 		expect(await item.locator(".local").innerText()).toMatch(/ · your time: .* GMT\+9$/);
 		// Its outcome, from its own page's verdict: a file ingested without its session log.
 		await item.locator(".outcome").waitFor({ timeout: WELL_BEFORE_THE_HOLD_MS });
-		expect(await item.locator(".facts").innerText()).toContain(" · Fax by phone · 2 pages · end of the call not known");
+		expect(await item.locator(".facts").innerText()).toContain(
+			" · Fax by phone · 2 pages · end of the call not known",
+		);
 		expect(await page.locator("#status").innerText()).toBe("Live: new tests appear here as they are listed.");
 		await browser.screenshot(page, "live-page");
 		await page.context().close();

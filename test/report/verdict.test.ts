@@ -76,7 +76,10 @@ describe("the verdict of a real call", () => {
 			status: "failed",
 			title: `Your fax machine called, but the two machines never agreed how to send, so no page arrived. ${SYNC_WORDS}`,
 			// No training took place: no speed to lower.
-			advice: [`The line lost or damaged the signal: ${LINE_ADVICE}`],
+			advice: [
+				`The line lost or damaged the signal: ${LINE_ADVICE}`,
+				"Look at your machine's transmission report, or its display: it says what your machine saw of this call.",
+			],
 			row: "call failed before page 1",
 		});
 	});
@@ -104,16 +107,19 @@ describe("the verdict of a real call", () => {
 		expect(verdict.row).toBe("call ended after page 1");
 	});
 
-	test("ended-during-page: the sender gone as page 2 began (fixtures/hylafax/killmidpage): page 1 kept, none of page 2, our disk's reason", async () => {
+	test("ended-during-page: the sender gone as page 2 began (fixtures/hylafax/killmidpage): page 1 kept, none of page 2; our wait ran out, whatever HylaFAX's reason says", async () => {
 		const reason = "Write error to file recvq/fax000000069.tif";
 		const report = await callReport("killmidpage", { reason });
 		expect(report.document).toMatchObject({ format: "TIFF", pages: 1 });
 		const verdict = expectRule(report, "ended-during-page");
 		expect(verdict.title).toBe(
-			"The call ended during page 2: 1 page arrived whole. None of page 2 came. Our receiver could not write the page to its disk and ended the call, a fault on our side.",
+			"The call ended during page 2: 1 page arrived whole. None of page 2 came. Your machine went silent during page 2: our receiver waited for its data, then gave up.",
 		);
+		// "Timeout awaiting synchronization sequence", then "RECV: 0 bytes of data": HylaFAX's
+		// "Write error to file" is how it reports the empty page, not our disk failing.
 		expect(verdict.advice).toEqual([
-			"The fault was on our side, not yours: send the test again in a few minutes.",
+			`The line lost or damaged the signal: ${LINE_ADVICE}`,
+			"Look at your machine's transmission report, or its display: it says what your machine saw of this call.",
 		]);
 		expect(verdict.row).toBe("call ended during page 2");
 	});
