@@ -76,14 +76,26 @@ function pageText(page: PageModel): string {
 	return parts.join("; ");
 }
 
+/** The steps with words, a run of the same line in a row told once with its count and its last time. */
 function stepEntries(call: CallModel): Entry[] {
 	const lastDcs = call.steps.findLastIndex((step) => step.kind === "dcs-received");
 	const asked = call.requested.length === 0 ? "" : `: ${call.requested.join(", ")}`;
-	return call.steps.flatMap((step, index) => {
+	const entries: (Entry & { times: number; until: string })[] = [];
+	call.steps.forEach((step, index) => {
 		const words = STEP_WORDS[step.kind];
-		if (words === undefined) return [];
-		return [{ at: step.at, text: index === lastDcs ? `${words}${asked}` : words, raw: step.line }];
+		if (words === undefined) return;
+		const text = index === lastDcs ? `${words}${asked}` : words;
+		const previous = entries.at(-1);
+		if (previous?.text === text && previous.raw === step.line) {
+			previous.times += 1;
+			previous.until = step.at;
+		} else entries.push({ at: step.at, text, raw: step.line, times: 1, until: step.at });
 	});
+	return entries.map(({ at, text, raw, times, until }) => ({
+		at,
+		text: times === 1 ? text : `${text} (${times} times in a row, the last at ${until})`,
+		raw,
+	}));
 }
 
 function trainingEntries(call: CallModel): Entry[] {

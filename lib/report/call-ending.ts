@@ -53,16 +53,19 @@ function silentEnding(call: CallReport, pages: PageModel[]): EndingModel {
 			at: modemError.at,
 			advice: ["line"],
 		};
-	const last = steps.at(-1);
-	if (lastPageConfirmed(pages) && call.sessionEnded === true && last?.kind === "frame-damaged")
+	// HylaFAX ends a session after EOP and our MCF as a clean one, whether or
+	// not the sender's DCN came whole (an FCS error, or no frame at all).
+	if (lastPageConfirmed(pages) && call.sessionEnded === true) {
+		const damaged = steps.at(-1)?.kind === "frame-damaged" ? steps.at(-1) : undefined;
 		return {
 			by: "normal",
 			words:
-				"Your machine hung up after the last page; its hang-up signal arrived damaged, which did no harm.",
-			raw: last.line,
-			at: last.at,
+				"Your machine hung up after the last page; its hang-up signal did not come through clean, which did no harm.",
+			raw: damaged?.line ?? null,
+			at: damaged?.at ?? call.ending.at,
 			advice: [],
 		};
+	}
 	const words =
 		call.sessionEnded === false
 			? "The session log stops without an end, so how the call ended is not known."
@@ -71,15 +74,21 @@ function silentEnding(call: CallReport, pages: PageModel[]): EndingModel {
 }
 
 /**
- * A page of which nothing came, after our wait for its data ran out: the
- * sender went silent. HylaFAX then reports the empty page as its own write
- * error (`RECV: 0 bytes of data`, `Write error to file …`), which is not the
- * cause; its line stays beside the words.
+ * A page that stopped coming, after which our wait for its data ran out:
+ * the sender went silent. HylaFAX then gives a reason of its own (the empty
+ * page as a write error, `RECV: 0 bytes of data`, `Write error to file …`;
+ * or the carrier it still hears, `Timeout waiting for Phase C carrier
+ * drop`), which is not the cause; its line stays beside the words. A sender
+ * that then says goodbye (DCN, `COMREC received DCN`) ended the call itself.
  */
 function silentSender(call: CallReport, pages: PageModel[], reason: string | null): EndingModel | null {
 	const last = pages.at(-1);
-	const timeout = (call.steps ?? []).findLast((step) => step.kind === "timeout");
-	if (last?.state !== "absent" || timeout === undefined) return null;
+	const steps = call.steps ?? [];
+	const timeout = steps.findLast((step) => step.kind === "timeout");
+	if (last === undefined || last.state === "whole" || timeout === undefined || timeout.at < last.at)
+		return null;
+	const byReason = reason === null ? null : reasonOf(reason);
+	if (byReason?.endedBy === "sender" || steps.some((step) => step.kind === "dcn-received")) return null;
 	return {
 		by: "receiver-timeout",
 		words: `Your machine went silent during page ${last.page}: our receiver waited for its data, then gave up.`,

@@ -277,7 +277,10 @@ export class SessionReader {
 		const step = STEPS.find(([pattern]) => pattern.test(text));
 		if (step !== undefined) session.steps.push({ at: clock, kind: step[1], line: text });
 		if (text.startsWith("ANSWER: FAX CONNECTION")) session.answered = true;
-		if (text === "SESSION END") session.sessionEnded = true;
+		if (text === "SESSION END") {
+			session.sessionEnded = true;
+			session.ending.at ??= clock;
+		}
 		if (KEPT.test(text) && !DROPPED.test(text)) session.lines.push(`${clock} ${text}`);
 	}
 

@@ -141,7 +141,7 @@ function logOf(generated: Call): string {
 	return [...generated.junk, ...stamped].join("\n");
 }
 
-/** The generator's own account: confirmed pages, and whether it ended EOP → MCF → DCN (read, or damaged). */
+/** The generator's own account: confirmed pages, and whether it ended EOP → MCF → DCN (read, damaged or lost). */
 function oracle(generated: Call) {
 	const trained = generated.dcs && generated.rates.some((rate) => rate.ok);
 	const pages = trained ? pagesSent(generated) : [];
@@ -152,7 +152,8 @@ function oracle(generated: Call) {
 		complete:
 			last?.confirmed === true &&
 			last.post === "EOP" &&
-			(generated.ending === "dcn" || generated.ending === "damaged-dcn"),
+			// HylaFAX ends a session after EOP and our MCF as a clean one, however the DCN came.
+			(generated.ending === "dcn" || generated.ending === "damaged-dcn" || generated.ending === "none"),
 	};
 }
 
