@@ -35,20 +35,23 @@ function reasonOf(call: string): string | null {
 	return reason === "" ? null : reason;
 }
 
+/**
+ * The report a hand-over builds: with the session log when it names the file
+ * (FaxRcvdCmd's and the sweep's way of finding it), without one when it does
+ * not (a call cut off under HylaFAX: the sweep lists its file alone).
+ */
 function reportOf(call: string): FaxReport {
 	const file = join(CALLS_DIR, call, "received.tif");
 	const withFile = existsSync(file);
+	const log = readFileSync(join(CALLS_DIR, call, "receiver.log"), "latin1");
+	const named = !withFile || /"recvq\/fax\d+\.tif"/.test(log);
 	return buildReport({
 		source: "phone",
 		bytes: withFile ? new Uint8Array(readFileSync(file)) : new Uint8Array(),
 		email: null,
 		relayedByUs: false,
 		...(withFile ? {} : { reason: NO_PAGE_REASON }),
-		hylafax: {
-			log: readFileSync(join(CALLS_DIR, call, "receiver.log"), "latin1"),
-			reason: reasonOf(call),
-			callOnly: !withFile,
-		},
+		hylafax: { log: named ? log : null, reason: reasonOf(call), callOnly: !withFile },
 	});
 }
 

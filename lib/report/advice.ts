@@ -25,6 +25,9 @@ function failedTrainingRate(model: CallModel): number | null {
 	return rates.length === 0 ? null : Math.max(...rates);
 }
 
+/** The page data came damaged: bad lines, or parts of pages asked for again. */
+const pageTrouble = (model: CallModel) => model.line.badLines > 0 || model.line.pprs > 0;
+
 /** The line damaged what came: frames, lines, or parts of pages asked for again. */
 const lineTrouble = (model: CallModel) =>
 	model.line.damagedFrames > 0 || model.line.badLines > 0 || model.line.pprs > 0;
@@ -64,11 +67,16 @@ export const ADVICE: AdviceRule[] = [
 	},
 	{
 		key: "lower-speed",
-		fits: "The call ran above 9,600 bit/s and its training or its data failed, or its training failed above 9,600 bit/s; never when it already ran at 9,600 bit/s or less.",
+		fits: "The call ran above 9,600 bit/s and a training failed, its page data came damaged (bad lines, parts asked for again) or HylaFAX's reason points at the fast signal; or its training failed above 9,600 bit/s. Never when it already ran at 9,600 bit/s or less, nor for damaged 300 bit/s signals alone, which a lower page speed does not change.",
 		when: (model) => {
 			const ran = model.speed?.bitsPerSecond ?? null;
 			if (ran !== null)
-				return ran > STEADY_SPEED && (model.ending.advice.includes("lower-speed") || lineTrouble(model));
+				return (
+					ran > STEADY_SPEED &&
+					(model.ending.advice.includes("lower-speed") ||
+						pageTrouble(model) ||
+						model.trainings.some((training) => training.ok === false))
+				);
 			return (failedTrainingRate(model) ?? 0) > STEADY_SPEED;
 		},
 		words: speedText,

@@ -94,7 +94,8 @@ function newPage(pages: PageSession[], page: number, at: string): PageSession {
 	return found;
 }
 
-type State = { session: T30Session; page: PageSession | null; at: string };
+/** `frames`: the ECM frames of the current block logged one by one, before HylaFAX sums the block up. */
+type State = { session: T30Session; page: PageSession | null; at: string; frames: number };
 
 // Each rule reads one kind of line into the session.
 const RULES: [RegExp, (state: State, match: RegExpMatchArray) => void][] = [
@@ -135,12 +136,19 @@ const RULES: [RegExp, (state: State, match: RegExpMatchArray) => void][] = [
 			s.page = newPage(s.session.pages, s.session.pages.length + 1, s.at);
 		},
 	],
-	[/^RECV received frame number/, (s) => currentPage(s)],
+	[
+		/^RECV received frame number/,
+		(s) => {
+			currentPage(s);
+			s.frames += 1;
+		},
+	],
 	[
 		/^RECV received (\d+) frames of block \d+ of page (\d+)/,
 		(s, m) => {
 			s.page = newPage(s.session.pages, Number(m[2]), s.page?.at ?? s.at);
 			s.page.frames += Number(m[1]);
+			s.frames = 0;
 		},
 	],
 	[
@@ -254,7 +262,7 @@ export class SessionReader {
 		steps: [],
 		lines: [],
 	};
-	readonly #state: State = { session: this.#session, page: null, at: "" };
+	readonly #state: State = { session: this.#session, page: null, at: "", frames: 0 };
 	#final = false;
 	// Listening for the caller's V.21 frames (AT+FRH=3): a CONNECT there is the
 	// caller's fax carrier, even when it hangs up before a whole frame came.
@@ -294,6 +302,12 @@ export class SessionReader {
 	/** The session as read so far; `reason` is what FaxRcvdCmd was given, when it ran. The TSI is masked in its lines. */
 	session(reason: string | null = null): T30Session {
 		const session = structuredClone(this.#session);
+		// A block cut off before HylaFAX summed it up: its frames came all the same.
+		const cut =
+			this.#state.page === null
+				? undefined
+				: session.pages.find((page) => page.page === this.#state.page?.page);
+		if (cut !== undefined) cut.frames += this.#state.frames;
 		if (reason !== null && reason !== "") session.ending = { ...session.ending, clean: false, reason };
 		session.lines = session.lines.map((line) => masked(line, session.tsi));
 		session.steps = session.steps.map((step) => ({ ...step, line: masked(step.line, session.tsi) }));

@@ -119,7 +119,7 @@ export const VERDICTS: Rule[] = [
 		title: ({ model }) => {
 			const pages = model?.filePages ?? null;
 			const what = pages === null ? "The fax arrived" : `${pagesWord(pages)} arrived`;
-			return `${what}, but no session log came with this fax, so whether your machine sent them all is not known.`;
+			return `${what}, but no session log came with this fax, so whether that is the whole fax is not known.`;
 		},
 		row: () => "end of the call not known",
 	},
@@ -201,7 +201,11 @@ export const VERDICTS: Rule[] = [
 export function verdictOf(report: FaxReport): Verdict {
 	const facts: Facts = { report, model: callModel(report) };
 	const rule = VERDICTS.find((candidate) => candidate.when(facts)) ?? (VERDICTS.at(-1) as Rule);
+	// A good verdict advises nothing: a damaged goodbye after the last page did the test no harm.
 	const advice =
-		rule.advice?.(facts) ?? (facts.model === null ? [] : adviceFor(facts.model).map((item) => item.words));
+		rule.status === "good"
+			? []
+			: (rule.advice?.(facts) ??
+				(facts.model === null ? [] : adviceFor(facts.model).map((item) => item.words)));
 	return { rule: rule.rule, status: rule.status, title: rule.title(facts), advice, row: rule.row(facts) };
 }

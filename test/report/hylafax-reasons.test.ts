@@ -179,6 +179,10 @@ describe("reasonOf", () => {
 			"Failed to properly detect high-speed data carrier.": "line",
 			"No sender protocol (T.30 T1 timeout)": "receiver-timeout",
 			"RSPREC error/got DCN (sender abort)": "sender",
+			"COMREC received DCN (sender abort)": "sender",
+			"RSPREC error/got EOT": "sender",
+			"RSPREC invalid response received": "sender",
+			"Timeout waiting for Phase C carrier drop": "line",
 		});
 	});
 

@@ -124,6 +124,15 @@ describe("the verdict of a real call", () => {
 		expect(verdict.row).toBe("call ended during page 2");
 	});
 
+	test("ended-during-page: the sender vanished mid-page 2 and the host stopped under HylaFAX (vanish-page2): the log, had it come, says page 2 was partial and the call has no known end", async () => {
+		// The log stops at "RECV received frame number 10" of page 2, then "CLOSE /dev/ttyIAX0": no SESSION END, no reason.
+		const verdict = expectRule(await callReport("vanish-page2"), "ended-during-page");
+		expect(verdict.title).toBe(
+			"The call ended during page 2: 1 page arrived whole. Part of page 2 came; how much is not known. The session log stops without an end, so how the call ended is not known.",
+		);
+		expect(verdict.row).toBe("call ended during page 2");
+	});
+
 	test("bad-lines: a page without ECM with bad lines (HylaFAX's line for it, in the ECM-off call's log): ECM and the line, not a lower speed at 9,600", async () => {
 		const log = (await text("fixtures/hylafax/ecmoff9600/receiver.log")).replace(
 			"10:29:57.33: [14119]: RECV: 400 total lines, 0 bad lines, 0 consecutive bad lines",
@@ -189,7 +198,7 @@ describe("the verdict of a real call", () => {
 			rule: "call-not-known",
 			status: "warning",
 			title:
-				"2 pages arrived, but no session log came with this fax, so whether your machine sent them all is not known.",
+				"2 pages arrived, but no session log came with this fax, so whether that is the whole fax is not known.",
 			advice: [],
 			row: "end of the call not known",
 		});
