@@ -12,6 +12,7 @@ import {
 	readdirSync,
 	readFileSync,
 	renameSync,
+	rmdirSync,
 	rmSync,
 	statSync,
 	writeFileSync,
@@ -69,16 +70,53 @@ export function userCan(user: string, flag: "-r" | "-w" | "-x", path: string): b
 }
 
 /**
- * The code at /opt/testfax-api: this checkout bind-mounted there (a checkout
- * under /root is no place uucp may enter). Returns the undoing.
+ * This checkout bind-mounted at `folder` (a checkout under /root is no place
+ * uucp may enter); its undoing unmounts it, lazily (a daemon it ran may still
+ * be exiting), and removes the folder.
  */
-function mountApp(): () => void {
-	mkdirSync(APP, { recursive: true });
-	if (Bun.spawnSync(["mountpoint", "-q", APP]).exitCode === 0) Bun.spawnSync(["umount", "--lazy", APP]);
-	if (readdirSync(APP).length > 0) throw new Error(`${APP} holds an installation: not touching it`);
-	sh(["mount", "--bind", ROOT, APP]);
-	// Lazily: a daemon it ran may still be exiting.
-	return () => void Bun.spawnSync(["umount", "--lazy", APP]);
+export function mountAt(folder: string): () => void {
+	mkdirSync(folder, { recursive: true });
+	if (Bun.spawnSync(["mountpoint", "-q", folder]).exitCode === 0) Bun.spawnSync(["umount", "--lazy", folder]);
+	if (readdirSync(folder).length > 0) throw new Error(`${folder} holds an installation: not touching it`);
+	sh(["mount", "--bind", ROOT, folder]);
+	return () => {
+		Bun.spawnSync(["umount", "--lazy", folder]);
+		// Not recursive: were the mount still there, that would delete this checkout.
+		rmdirSync(folder);
+	};
+}
+
+/** The folder the host's receivers run from, as Postfix's master.cf names it; null when none is installed. */
+export function installedFrom(): string | null {
+	const service = Bun.spawnSync(["postconf", "-M", "testfax/unix"], { stderr: "ignore" });
+	const argv = /argv=(\S+)\/deploy\/receivers\/postfix\/testfax-mail /.exec(service.stdout.toString());
+	return argv?.[1] ?? null;
+}
+
+/** The receivers the host runs when the test starts: their folder, whether every daemon is up, and `--status` as it said. */
+export type FoundInstall = { folder: string; running: boolean; status: string } | null;
+
+/** `install.sh --status` without the process ids, which a restart changes. */
+export const withoutPids = (status: string) => status.replace(/ \(pid \d+\)/g, "");
+
+/** The install the test finds: one of another folder than the test's own mount, which it hands back. */
+function foundInstall(): FoundInstall {
+	const folder = installedFrom();
+	if (folder === null || folder === APP) return null;
+	const install = join(folder, "deploy/receivers/install.sh");
+	if (!existsSync(install)) return null;
+	const status = Bun.spawnSync([install, "--status"]);
+	return { folder, running: status.exitCode === 0, status: withoutPids(status.stdout.toString()) };
+}
+
+/**
+ * Hands the host back to the install it was found with: that folder's own
+ * install.sh takes over master.cf, the cron file and the server again, and
+ * starts the daemons that ran.
+ */
+function handBack(found: NonNullable<FoundInstall>): void {
+	const install = join(found.folder, "deploy/receivers/install.sh");
+	sh(found.running ? [install] : [install, "--no-start"]);
 }
 
 /** The data folder of the settings, its storage on a small disk of its own; install.sh gives them to testfax. */
@@ -127,6 +165,9 @@ export interface ReceiversHost {
 	/** Byte offsets of the logs when the test began: its lines come after. */
 	logStart: { syslog: number; mail: number };
 	mailLog: string;
+	/** The receivers the host ran when the test began, of another folder; the undoing hands the host back to them. */
+	found: FoundInstall;
+	/** Undoes the set-up, every step even past a failing one; throws naming the steps that failed. */
 	undo(): void;
 }
 
@@ -149,21 +190,86 @@ export async function loopbackApi(): Promise<{ api: string; settings: Record<str
 	};
 }
 
+/** One undoing of the set-up, named so that a failure says which. */
+type Undo = { name: string; run: () => void };
+
+/** Runs every undoing, the last first, even past a failing one; throws naming each that failed. */
+function undoAll(undo: Undo[]): void {
+	const failed: string[] = [];
+	for (const step of [...undo].reverse()) {
+		try {
+			step.run();
+		} catch (error) {
+			failed.push(`${step.name}: ${error instanceof Error ? error.message : String(error)}`);
+		}
+	}
+	undo.length = 0;
+	if (failed.length > 0) throw new Error(`undoing the receivers host failed at: ${failed.join("; ")}`);
+}
+
+/** Runs one step of the set-up; a failure says which step. */
+export async function setUpStep<T>(name: string, step: () => T | Promise<T>): Promise<T> {
+	try {
+		return await step();
+	} catch (error) {
+		throw new Error(
+			`set-up step "${name}" failed: ${error instanceof Error ? error.message : String(error)}`,
+		);
+	}
+}
+
 /**
  * install.sh with the test's settings, twice (the second run must change
  * nothing), then the fax line up. Faxes an earlier run left in the receive
- * queue are set aside first, so this database lists only this run's.
+ * queue are set aside first, so this database lists only this run's. A host
+ * found running receivers of another folder (an operator's install) is
+ * stopped first, and handed back to that folder by the undoing.
  */
 export async function installReceivers(settings: Record<string, string>, storageBytes: number) {
-	const undo: (() => void)[] = [];
-	const undoAll = () => {
-		for (const step of undo.reverse()) step();
-	};
+	const undo: Undo[] = [];
 	// A set-up that fails half-way undoes what it did: mounts, set-aside files, daemons.
 	try {
-		return await setUp(undo, undoAll, settings, storageBytes);
+		return await setUp(undo, settings, storageBytes);
 	} catch (error) {
-		undoAll();
+		undoAll(undo);
+		throw error;
+	}
+}
+
+/** Where the test makes the case it starts from on a host with no receivers: an operator's install of another folder. */
+export const OPERATOR_APP = "/opt/testfax-api-operator";
+
+/**
+ * The host as an operator leaves it after docs/operations.md: the receivers
+ * installed by install.sh from a folder of its own (this checkout, mounted at
+ * OPERATOR_APP), every daemon running. Made only when the host runs no such
+ * install already (then that one is the case); null then. The undoing stops
+ * it and puts the host back as it was before.
+ */
+export function operatorInstall(settings: Record<string, string>): { undo(): void } | null {
+	if (foundInstall()?.running) return null;
+	const undo: Undo[] = [];
+	try {
+		const keep = sh(["mktemp", "-d", "/var/tmp/testfax-receivers-operator-XXXXXX"]).trim();
+		undo.push({
+			name: "remove the operator's set-aside folder",
+			run: () => rmSync(keep, { recursive: true, force: true }),
+		});
+		undo.push({
+			name: `put back ${SETTINGS} from before the operator's install`,
+			run: setAside(SETTINGS, keep),
+		});
+		undo.push({ name: `unmount ${OPERATOR_APP}`, run: mountAt(OPERATOR_APP) });
+		const data = makeDataDir(8 * 1024 * 1024);
+		undo.push({ name: "remove the operator's data folder", run: () => data.release() });
+		writeSettings({ ...settings, DATABASE_PATH: join(data.dir, "faxes.sqlite"), STORAGE_DIR: data.storage });
+		chmodSync(SETTINGS, 0o600);
+		const install = join(OPERATOR_APP, "deploy/receivers/install.sh");
+		undo.push({ name: `${install} --stop`, run: () => void sh([install, "--stop"]) });
+		sh([install]);
+		return { undo: () => undoAll(undo) };
+	} catch (error) {
+		undoAll(undo);
 		throw error;
 	}
 }
@@ -180,53 +286,73 @@ function syslogUndo(): () => void {
 	};
 }
 
+/** Sets the receive queue's calls and files of earlier runs aside, put back by the undoing. */
+function setAsideQueue(undo: Undo[], keep: string): void {
+	const listedBefore = new Set(existsSync(LISTED) ? readdirSync(LISTED) : []);
+	undo.push({
+		name: "remove the marks and files this run left in recvq/listed",
+		run: () => {
+			for (const name of existsSync(LISTED) ? readdirSync(LISTED) : []) {
+				if (!listedBefore.has(name)) rmSync(join(LISTED, name));
+			}
+		},
+	});
+	const queued = existsSync(RECVQ) ? readdirSync(RECVQ).filter((name) => /^fax\d+\.tif$/.test(name)) : [];
+	for (const name of queued)
+		undo.push({ name: `put back recvq/${name}`, run: setAside(join(RECVQ, name), keep) });
+}
+
+/** Takes the host over: stops what it runs, mounts this checkout, sets aside what the test replaces. */
+async function takeOver(undo: Undo[], found: FoundInstall): Promise<string> {
+	if (found?.running) {
+		const install = join(found.folder, "deploy/receivers/install.sh");
+		await setUpStep(`stop the receivers found running from ${found.folder}`, () => sh([install, "--stop"]));
+	}
+	if (found !== null)
+		undo.push({ name: `hand the host back to ${found.folder}`, run: () => handBack(found) });
+	undo.push({
+		name: `unmount ${APP}`,
+		run: await setUpStep(`mount this checkout at ${APP}`, () => mountAt(APP)),
+	});
+	const keep = sh(["mktemp", "-d", "/var/tmp/testfax-receivers-kept-XXXXXX"]).trim();
+	undo.push({
+		name: "remove the folder of set-aside files",
+		run: () => rmSync(keep, { recursive: true, force: true }),
+	});
+	if (found === null && Bun.spawnSync([INSTALL, "--status"]).exitCode === 0)
+		await setUpStep("stop the receivers an earlier run left running", () => sh([INSTALL, "--stop"]));
+	undo.push({ name: `put back ${SETTINGS}`, run: setAside(SETTINGS, keep) });
+	setAsideQueue(undo, keep);
+	return keep;
+}
+
 async function setUp(
-	undo: (() => void)[],
-	undoAll: () => void,
+	undo: Undo[],
 	settings: Record<string, string>,
 	storageBytes: number,
 ): Promise<ReceiversHost> {
-	undo.push(mountApp());
-	const keep = sh(["mktemp", "-d", "/var/tmp/testfax-receivers-kept-XXXXXX"]).trim();
-	undo.push(() => rmSync(keep, { recursive: true, force: true }));
-	const wasRunning = Bun.spawnSync([INSTALL, "--status"]).exitCode === 0;
-	if (wasRunning) sh([INSTALL, "--stop"]);
-	undo.push(setAside(SETTINGS, keep));
-	const listedBefore = new Set(existsSync(LISTED) ? readdirSync(LISTED) : []);
-	undo.push(() => {
-		for (const name of existsSync(LISTED) ? readdirSync(LISTED) : []) {
-			if (!listedBefore.has(name)) rmSync(join(LISTED, name));
-		}
-	});
-	const queued = existsSync(RECVQ) ? readdirSync(RECVQ).filter((name) => /^fax\d+\.tif$/.test(name)) : [];
-	undo.push(...queued.map((name) => setAside(join(RECVQ, name), keep)));
-	const data = makeDataDir(storageBytes);
-	undo.push(() => data.release());
+	const found = foundInstall();
+	await takeOver(undo, found);
+	const data = await setUpStep("make the data folder", () => makeDataDir(storageBytes));
+	undo.push({ name: "remove the data folder", run: () => data.release() });
 	writeSettings({ ...settings, DATABASE_PATH: join(data.dir, "faxes.sqlite"), STORAGE_DIR: data.storage });
 	chmodSync(SETTINGS, 0o600);
 	const logStart = { syslog: size(SYSLOG), mail: 0 };
-	undo.push(syslogUndo());
-	undo.push(() => void Bun.spawnSync([INSTALL, "--stop"]));
-	const first = sh([INSTALL]);
+	undo.push({ name: "stop the syslog daemon install.sh started", run: syslogUndo() });
+	undo.push({ name: "install.sh --stop", run: () => void sh([INSTALL, "--stop"]) });
+	const first = await setUpStep("install.sh", () => sh([INSTALL]));
 	markEarlierCalls();
-	const second = sh([INSTALL]);
+	const second = await setUpStep("install.sh again", () => sh([INSTALL]));
 	const mailLog = sh(["postconf", "-h", "maillog_file"]).trim() || SYSLOG;
 	logStart.mail = size(mailLog);
-	await until(
-		() => (sh(["faxstat", "-s"]).match(/Running and idle/g)?.length === 2 ? true : undefined),
-		60_000,
-		500,
+	await setUpStep("both faxgettys running and idle", () =>
+		until(
+			() => (sh(["faxstat", "-s"]).match(/Running and idle/g)?.length === 2 ? true : undefined),
+			60_000,
+			500,
+		),
 	);
-	return {
-		data,
-		runs: [first, second],
-		logStart,
-		mailLog,
-		undo() {
-			undoAll();
-			if (wasRunning) Bun.spawnSync([INSTALL, "--start"]);
-		},
-	};
+	return { data, runs: [first, second], logStart, mailLog, found, undo: () => undoAll(undo) };
 }
 
 /**
