@@ -91,7 +91,10 @@ export function fixturePage(call: string): string {
 		`# ${call}: the fax's page`,
 		part(html, /(<section id="verdict"[\s\S]*?<\/section>)/),
 		part(html, /<\/section>\s*(<dl>[\s\S]*?<\/dl>)/).replace(/^Received: .*\n/m, ""),
-		part(html, /(<dl id="report">[\s\S]*?<\/dl>)/),
+		// The report's heading only with something under it.
+		...(html.includes('<h2 id="report-title">')
+			? ["## Transmission report", part(html, /<h2 id="report-title">[\s\S]*?<\/h2>([\s\S]*?)<\/section>/)]
+			: []),
 		"## The call, step by step",
 		part(html, /(<ol id="timeline">[\s\S]*?<\/ol>)/),
 		"## Its row on /faxtest",

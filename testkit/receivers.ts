@@ -88,6 +88,7 @@ export function mountAt(folder: string): () => void {
 
 /** The folder the host's receivers run from, as Postfix's master.cf names it; null when none is installed. */
 export function installedFrom(): string | null {
+	if (Bun.which("postconf") === null) return null;
 	const service = Bun.spawnSync(["postconf", "-M", "testfax/unix"], { stderr: "ignore" });
 	const argv = /argv=(\S+)\/deploy\/receivers\/postfix\/testfax-mail /.exec(service.stdout.toString());
 	return argv?.[1] ?? null;
@@ -244,11 +245,16 @@ export const OPERATOR_APP = "/opt/testfax-api-operator";
  * installed by install.sh from a folder of its own (this checkout, mounted at
  * OPERATOR_APP), every daemon running. Made only when the host runs no such
  * install already (then that one is the case); null then. The undoing stops
- * it and puts the host back as it was before.
+ * it and puts the host back as it was before: a stopped install of another
+ * folder found first is named again in its configuration, still stopped.
  */
 export function operatorInstall(settings: Record<string, string>): { undo(): void } | null {
-	if (foundInstall()?.running) return null;
+	const before = foundInstall();
+	if (before?.running) return null;
 	const undo: Undo[] = [];
+	// Last of all: master.cf, the cron file and server.app name again the stopped install found before.
+	if (before !== null)
+		undo.push({ name: `hand the host back to ${before.folder}`, run: () => handBack(before) });
 	try {
 		const keep = sh(["mktemp", "-d", "/var/tmp/testfax-receivers-operator-XXXXXX"]).trim();
 		undo.push({
