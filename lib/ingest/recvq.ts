@@ -38,7 +38,15 @@ export function recvqReceivedFile(name: string, fd: number, bytes: Uint8Array): 
 	};
 }
 
-/** The session log handed over on `fd` beside the queue file, when the hand-over opened one. */
+// A line as faxgetty writes its session log: `Nov 26 10:28:30.93: [14119]: …`.
+const SESSION_LOG_LINE = /^\w{3} +\d+ \d\d:\d\d:\d\d\.\d\d: \[ *\d+\]: /m;
+
+/**
+ * The session log handed over on `fd` beside the queue file, when the
+ * hand-over opened one. A file there that holds no line of a session log is
+ * none: the descriptor was left open by something else (libfaketime's shared
+ * memory is one), and a call read from it would be a call that never was.
+ */
 export function handedOverSessionLog(fd: number): string | null {
 	try {
 		if (!fstatSync(fd).isFile()) return null;
@@ -49,7 +57,10 @@ export function handedOverSessionLog(fd: number): string | null {
 	let length = 0;
 	for (;;) {
 		const read = readSync(fd, buffer, length, buffer.length - length, null);
-		if (read === 0 || length + read >= buffer.length) return buffer.toString("latin1", 0, length + read);
+		if (read === 0 || length + read >= buffer.length) {
+			const text = buffer.toString("latin1", 0, length + read);
+			return SESSION_LOG_LINE.test(text) ? text : null;
+		}
 		length += read;
 	}
 }

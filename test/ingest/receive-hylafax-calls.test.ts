@@ -93,6 +93,20 @@ describe("fax receive-hylafax with HylaFAX's session log", () => {
 		);
 	});
 
+	test("descriptor 3 open on a file that is no session log (as libfaketime's shared memory is under test:any-date): listed without a call, never a call read from it", async () => {
+		const endOfCall = Math.floor(Date.now() / 1000) - 800;
+		const tif = spooled("clean", "received.tif", "fax000000077.tif", endOfCall);
+		const notALog = spooled("clean", "xferfaxlog", "xferfaxlog", endOfCall);
+		expect((await handOver("fax000000077.tif", "", tif, notALog)).stdout).toMatch(
+			/^fax000000077\.tif: listed as fax_\w{12} \(2 pages\)\n$/,
+		);
+		const fax = (await listed()).find((entry) => entry.received_at === iso(endOfCall));
+		const html = await page(fax?.slug ?? "");
+		expect(html).toContain('data-rule="call-not-known"');
+		expect(html).toContain("<dt>Pages</dt><dd>2</dd>");
+		expect(html).not.toContain('<ol id="timeline">');
+	});
+
 	test("a call cut after training (FaxRcvdCmd ran with the reason, HylaFAX deleted the 0-page file): listed once as not processable, with the TSI and the reason", async () => {
 		const before = await listed();
 		const endOfCall = Math.floor(Date.now() / 1000) - 600;
