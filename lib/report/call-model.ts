@@ -97,8 +97,9 @@ function failureOf(
 		return trainings.some((training) => training.ok === true) ? "before-first-page" : "handshake";
 	}
 	if (last.state !== "whole") return "during-page";
-	if (!lastPageConfirmed(pages) || ending.by !== "normal") return "after-page";
-	return "none";
+	if (!lastPageConfirmed(pages)) return "after-page";
+	// Every page the sender announced came whole; the call still ended with an error.
+	return ending.by === "normal" ? "none" : "after-last-page";
 }
 
 function phasesOf(call: CallReport, pages: PageModel[], ending: EndingModel): Phase[] {

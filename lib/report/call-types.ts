@@ -48,6 +48,7 @@ export type FailureKind =
 	| "before-first-page"
 	| "during-page"
 	| "after-page"
+	| "after-last-page"
 	| "document"
 	| "unknown";
 

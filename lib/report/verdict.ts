@@ -113,6 +113,14 @@ export const VERDICTS: Rule[] = [
 		row: (facts) => `call ended after page ${model(facts).failedPage}`,
 	},
 	{
+		rule: "ended-after-last-page",
+		status: "warning",
+		when: failed("after-last-page"),
+		title: (facts) =>
+			`Every page arrived whole (${pagesWord(model(facts).wholePages)}), the last one as your machine announced it, but the call did not end cleanly.${endingWords(facts)}`,
+		row: () => "all pages whole; the call ended with an error",
+	},
+	{
 		rule: "call-not-known",
 		status: "warning",
 		when: (facts) => facts.model?.complete === "unknown" && facts.report.problem === undefined,

@@ -234,8 +234,11 @@ test(
 				const timeline = /<ol id="timeline">([\s\S]*?)<\/ol>/.exec(html)?.[1] ?? "";
 				expect(timeline.match(/ came whole/g)?.length ?? 0).toBe(whole);
 				const verdict = verdictOf(report);
+				const pages = `${whole} page${whole === 1 ? "" : "s"}`;
 				if (/^ended-(during|after)-page$/.test(verdict.rule))
-					expect(verdict.title).toContain(`${whole} page${whole === 1 ? "" : "s"} arrived whole`);
+					expect(verdict.title).toContain(`${pages} arrived whole`);
+				if (verdict.rule === "ended-after-last-page")
+					expect(verdict.title).toContain(`arrived whole (${pages})`);
 				if (whole > 0)
 					expect(html).toContain(`<dt>Pages</dt><dd>${whole + 1} in the PDF (${whole} arrived whole)</dd>`);
 			}),

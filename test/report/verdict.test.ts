@@ -133,6 +133,20 @@ describe("the verdict of a real call", () => {
 		expect(verdict.row).toBe("call ended during page 2");
 	});
 
+	test("ended-after-last-page: every page whole after EOP, but HylaFAX ended the call with an error (the clean call's log, FaxRcvdCmd's reason): a warning, never all good", async () => {
+		const reason = "COMREC invalid response received";
+		expect(expectRule(await callReport("clean", { reason }), "ended-after-last-page")).toEqual({
+			rule: "ended-after-last-page",
+			status: "warning",
+			title:
+				"Every page arrived whole (2 pages), the last one as your machine announced it, but the call did not end cleanly. Your fax machine sent a command our receiver did not expect at that point of the page exchange, so the call ended.",
+			advice: [
+				"Your machine ended the call: look at its transmission report, or its display, for the reason it gives.",
+			],
+			row: "all pages whole; the call ended with an error",
+		});
+	});
+
 	test("bad-lines: a page without ECM with bad lines (HylaFAX's line for it, in the ECM-off call's log): ECM and the line, not a lower speed at 9,600", async () => {
 		const log = (await text("fixtures/hylafax/ecmoff9600/receiver.log")).replace(
 			"10:29:57.33: [14119]: RECV: 400 total lines, 0 bad lines, 0 consecutive bad lines",
