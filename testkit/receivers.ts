@@ -309,7 +309,7 @@ function setAsideQueue(undo: Undo[], keep: string): void {
 }
 
 /** Takes the host over: stops what it runs, mounts this checkout, sets aside what the test replaces. */
-async function takeOver(undo: Undo[], found: FoundInstall): Promise<string> {
+async function takeOver(undo: Undo[], found: FoundInstall): Promise<void> {
 	if (found?.running) {
 		const install = join(found.folder, "deploy/receivers/install.sh");
 		await setUpStep(`stop the receivers found running from ${found.folder}`, () => sh([install, "--stop"]));
@@ -329,7 +329,6 @@ async function takeOver(undo: Undo[], found: FoundInstall): Promise<string> {
 		await setUpStep("stop the receivers an earlier run left running", () => sh([INSTALL, "--stop"]));
 	undo.push({ name: `put back ${SETTINGS}`, run: setAside(SETTINGS, keep) });
 	setAsideQueue(undo, keep);
-	return keep;
 }
 
 async function setUp(

@@ -26,6 +26,20 @@ function filterOf(from: string | null): { filter: LiveFilter; sender: SenderFilt
 }
 
 /**
+ * A listed fax's outcome in a few words, from its report; none when it has
+ * none or the database cannot give it now: the list is served from memory,
+ * and a database away costs its rows their outcome words, not the page.
+ */
+function outcomeOf(store: { report(slug: string): string | null }, slug: string): string | null {
+	try {
+		const report = store.report(slug);
+		return report === null ? null : verdictOf(JSON.parse(report) as FaxReport).row;
+	} catch {
+		return null;
+	}
+}
+
+/**
  * GET /faxtest: the tests of the last 24 hours, newest first, optionally of
  * one sender (`from`, as the API takes it); live with script. Not rate
  * limited: the page itself is one request, and its script's requests to the
@@ -35,10 +49,9 @@ export const route = definePlainRoute(async ({ search, now }, { faxes, store, cd
 	await faxes.settle();
 	const { filter, sender } = filterOf(new URLSearchParams(search).get("from"));
 	const answer = faxes.list({ after: now - WINDOW_SECONDS, sender, limit: LIMIT }, now);
-	const items = (JSON.parse(answer.text) as Fax[]).map((fax): LiveItem => {
-		const report = store.report(fax.slug);
-		return { fax, outcome: report === null ? null : verdictOf(JSON.parse(report) as FaxReport).row };
-	});
+	const items = (JSON.parse(answer.text) as Fax[]).map(
+		(fax): LiveItem => ({ fax, outcome: outcomeOf(store, fax.slug) }),
+	);
 	const page = livePage({ items, etag: answer.etag }, filter, cdnOrigin, sendTo);
 	return {
 		status: 200,

@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -269,6 +270,26 @@ describe("GET /faxtest over HTTP", () => {
 		const script = await server.request("/faxtest/live.js");
 		expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
 		expect(await script.text()).toContain("WAIT_SECONDS = 30");
+	});
+
+	test("a report the database cannot give now (its table gone under the server) costs the row its outcome words, not the page", async () => {
+		const own = await serverOnFreePort();
+		try {
+			const slug = await ingest(own, "+1 555 030 0001");
+			expect(await (await own.request("/faxtest")).text()).toContain(
+				`<span class="pages">2 pages</span> · <span class="outcome">end of the call not known</span>`,
+			);
+			const db = new Database(own.env.DATABASE_PATH ?? "");
+			db.run("ALTER TABLE fax_reports RENAME TO fax_reports_away");
+			db.close();
+			const answer = await own.request("/faxtest");
+			expect(answer.status).toBe(200);
+			const html = await answer.text();
+			expect(html).toContain(`<li data-slug="${slug}">`);
+			expect(html).not.toContain('class="outcome"');
+		} finally {
+			await own.stop();
+		}
 	});
 
 	test("a from longer than the API takes shows all tests and says why; what was entered is never written back, only a listed fax's masked sender", async () => {
