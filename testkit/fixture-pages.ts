@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Fax } from "../lib/fax/index.ts";
 import { faxPage, livePage } from "../lib/pages/index.ts";
 import { buildReport, type FaxReport, NO_PAGE_REASON, verdictOf } from "../lib/report/index.ts";
+import { xferfaxlogRecords } from "./hylafax-calls.ts";
 import { htmlText } from "./transmission-report.ts";
 
 export const CALLS_DIR = join(import.meta.dir, "../fixtures/hylafax");
@@ -25,14 +26,11 @@ export function fixtureCalls(): string[] {
 }
 
 /** The reason of the call's xferfaxlog record (RECV, else CALL): what FaxRcvdCmd and the sweep hand over. */
-function reasonOf(call: string): string | null {
-	const records = readFileSync(join(CALLS_DIR, call, "xferfaxlog"), "latin1")
-		.split("\n")
-		.map((line) => line.split("\t"));
+function handedReason(call: string): string | null {
+	const records = xferfaxlogRecords(readFileSync(join(CALLS_DIR, call, "xferfaxlog"), "latin1"));
 	const record =
-		records.find((fields) => fields[1] === "RECV") ?? records.find((fields) => fields[1] === "CALL");
-	const reason = record?.[13]?.replace(/^"|"$/g, "") ?? "";
-	return reason === "" ? null : reason;
+		records.find((entry) => entry.kind === "RECV") ?? records.find((entry) => entry.kind === "CALL");
+	return record === undefined || record.reason === "" ? null : record.reason;
 }
 
 /**
@@ -51,7 +49,7 @@ function reportOf(call: string): FaxReport {
 		email: null,
 		relayedByUs: false,
 		...(withFile ? {} : { reason: NO_PAGE_REASON }),
-		hylafax: { log: named ? log : null, reason: reasonOf(call), callOnly: !withFile },
+		hylafax: { log: named ? log : null, reason: handedReason(call), callOnly: !withFile },
 	});
 }
 

@@ -76,14 +76,26 @@ export function sessionEndMs(name: string): number {
 	return new Date(`${stamp} ${new Date().getFullYear()}`).getTime();
 }
 
-/** The reason xferfaxlog's CALL record of the session `commid` gives (its 14th field). */
-export function xferfaxlogReason(commid: string): string | null {
-	const path = join(LOG_DIR, "xferfaxlog");
-	const record = readFileSync(path, "latin1")
+/** One record of an xferfaxlog: its kind (RECV, CALL, SEND…), its session and its reason (the 14th field, unquoted). */
+export type XferfaxlogRecord = { kind: string; commid: string; reason: string };
+
+/** The records of an xferfaxlog's text, tab-separated as HylaFAX writes them. */
+export function xferfaxlogRecords(text: string): XferfaxlogRecord[] {
+	return text
 		.split("\n")
 		.map((line) => line.split("\t"))
-		.find((fields) => fields[1] === "CALL" && fields[2] === commid);
-	return record?.[13]?.replace(/^"|"$/g, "") ?? null;
+		.filter((fields) => fields.length > 13)
+		.map((fields) => ({
+			kind: fields[1] ?? "",
+			commid: fields[2] ?? "",
+			reason: (fields[13] ?? "").replace(/^"|"$/g, ""),
+		}));
+}
+
+/** The reason xferfaxlog's CALL record of the session `commid` gives. */
+export function xferfaxlogReason(commid: string): string | null {
+	const records = xferfaxlogRecords(readFileSync(join(LOG_DIR, "xferfaxlog"), "latin1"));
+	return records.find((record) => record.kind === "CALL" && record.commid === commid)?.reason ?? null;
 }
 
 /** The log's text. */

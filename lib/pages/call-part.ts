@@ -1,14 +1,7 @@
 // The call's part of a fax page: the verdict at the top, and the timeline of
 // the call with HylaFAX's own lines beside it. Both read the one model of the
 // call (lib/report/call-model.ts) and the verdict built on it.
-import {
-	type CallModel,
-	type CallStep,
-	callModel,
-	type FaxReport,
-	type PageModel,
-	verdictOf,
-} from "../report/index.ts";
+import { type CallModel, type CallStep, type FaxReport, type PageModel, verdictOf } from "../report/index.ts";
 import { escapeHtml } from "./html.ts";
 import { numberText } from "./text.ts";
 
@@ -128,8 +121,7 @@ function entryHtml({ at, text, raw }: Entry): string {
 }
 
 /** The session part of a fax page: the timeline, with HylaFAX's own lines below it. */
-export function callPart(report: FaxReport): string {
-	const call = callModel(report);
+export function callPart(report: FaxReport, call: CallModel | null): string {
 	if (call === null || !call.logged || report.call === undefined) return "";
 	const lines = report.call.lines;
 	return `<section aria-labelledby="session-title">
@@ -150,8 +142,8 @@ const STATUS_WORDS = {
 };
 
 /** The verdict at the top of a fax's page, and what to change; `data-row` is what its list row says. */
-export function verdictPart(report: FaxReport): string {
-	const verdict = verdictOf(report);
+export function verdictPart(report: FaxReport, call: CallModel | null): string {
+	const verdict = verdictOf(report, call);
 	const advice =
 		verdict.advice.length === 0
 			? ""

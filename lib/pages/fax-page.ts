@@ -66,19 +66,21 @@ function countRows(fax: Fax, report: FaxReport | null, call: CallModel | null): 
  * script; with its transmission report when ingest kept one.
  */
 export function faxPage(fax: Fax, report: FaxReport | null, sendTo: SendTo): HtmlPage {
+	// Built once: the verdict, the rows and the timeline all read it.
+	const call = report === null ? null : callModel(report);
 	const sender = fax.from === null ? "Unknown (the fax came with no sender ID)" : escapeHtml(fax.from);
 	const body = `<main>
 <h1>Test fax ${escapeHtml(fax.slug)}</h1>
-${report === null ? "" : verdictPart(report)}
+${report === null ? "" : verdictPart(report, call)}
 <dl>
 <dt>Sender</dt><dd>${sender}</dd>
 <dt>Source</dt><dd>${SOURCES[fax.source]}</dd>
 <dt>Received</dt><dd><time datetime="${escapeHtml(fax.received_at)}" data-local="local-time">${utcText(fax.received_at)}</time><span hidden><br>Your time: <span id="local-time"></span></span></dd>
-${countRows(fax, report, report === null ? null : callModel(report))}
+${countRows(fax, report, call)}
 </dl>
 ${filesPart(fax, report)}
 ${report === null ? "" : reportPart(report, fax.from)}
-${report === null ? "" : callPart(report)}
+${report === null ? "" : callPart(report, call)}
 ${sendToPart(sendTo)}
 </main>
 <footer>

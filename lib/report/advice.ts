@@ -28,9 +28,8 @@ function failedTrainingRate(model: CallModel): number | null {
 /** The page data came damaged: bad lines, or parts of pages asked for again. */
 const pageTrouble = (model: CallModel) => model.line.badLines > 0 || model.line.pprs > 0;
 
-/** The line damaged what came: frames, lines, or parts of pages asked for again. */
-const lineTrouble = (model: CallModel) =>
-	model.line.damagedFrames > 0 || model.line.badLines > 0 || model.line.pprs > 0;
+/** The line damaged what came: frames, or the page data. */
+const lineTrouble = (model: CallModel) => model.line.damagedFrames > 0 || pageTrouble(model);
 
 function speedText(model: CallModel): string {
 	const ran = model.speed;

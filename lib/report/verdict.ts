@@ -205,9 +205,9 @@ export const VERDICTS: Rule[] = [
 	},
 ];
 
-/** The verdict of a fax's report: the first rule of VERDICTS that holds. */
-export function verdictOf(report: FaxReport): Verdict {
-	const facts: Facts = { report, model: callModel(report) };
+/** The verdict of a fax's report: the first rule of VERDICTS that holds; `model` when the caller built it already. */
+export function verdictOf(report: FaxReport, model: CallModel | null = callModel(report)): Verdict {
+	const facts: Facts = { report, model };
 	const rule = VERDICTS.find((candidate) => candidate.when(facts)) ?? (VERDICTS.at(-1) as Rule);
 	// A good verdict advises nothing: a damaged goodbye after the last page did the test no harm.
 	const advice =

@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HYLAFAX_REASONS, type HylafaxReason, reasonOf } from "../../lib/report/hylafax-reasons.ts";
+import { xferfaxlogRecords } from "../../testkit/hylafax-calls.ts";
 
 const FIXTURES = join(import.meta.dir, "../../fixtures/hylafax");
 const SOURCE_LINES = readFileSync(join(FIXTURES, "reasons-6.0.7.txt"), "utf8")
@@ -39,13 +40,9 @@ function installedBinaries(): { files: string[]; bytes: string } {
 function xferfaxlogReasons(): string[] {
 	return readdirSync(FIXTURES, { withFileTypes: true })
 		.filter((entry) => entry.isDirectory())
-		.flatMap((entry) => {
-			const log = join(FIXTURES, entry.name, "xferfaxlog");
-			return readFileSync(log, "utf8").split("\n");
-		})
-		.map((line) => line.split("\t"))
-		.filter((fields) => fields[1] === "RECV" || fields[1] === "CALL")
-		.map((fields) => (fields[13] ?? "").replace(/^"(.*)"$/, "$1"));
+		.flatMap((entry) => xferfaxlogRecords(readFileSync(join(FIXTURES, entry.name, "xferfaxlog"), "utf8")))
+		.filter((record) => record.kind === "RECV" || record.kind === "CALL")
+		.map((record) => record.reason);
 }
 
 // Jargon a tester cannot read; ECM and V.34 only with their explanation in the same sentence.
