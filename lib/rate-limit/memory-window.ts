@@ -94,7 +94,9 @@ export class MemoryWindowLimiter implements RateLimiter {
 		}
 
 		window.count++;
-		return decide(this.limit, window.count, this.now(), window.endsAt - now);
+		// Whole milliseconds: with performance.now()'s fractions, (t + w) - t can
+		// exceed w by a rounding error, and a 5 s window's first answer said 6 s.
+		return decide(this.limit, window.count, this.now(), Math.round(window.endsAt - now));
 	}
 
 	close(): Promise<void> {

@@ -50,6 +50,19 @@ describe("MemoryWindowLimiter", () => {
 		});
 	});
 
+	test("a monotonic clock with a fraction of a millisecond never makes a window last a second longer", () => {
+		// performance.now() has fractions: (t + 5000) - t is 5000.000000000001 here,
+		// and the first request of a 5 s window said Retry-After and t=6.
+		const fractional = 4180.756996006729;
+		const limiter = new MemoryWindowLimiter({
+			limit: 1,
+			windowSeconds: 5,
+			now: () => T0,
+			monotonic: () => fractional,
+		});
+		expect(limiter.hit("a")).toMatchObject({ remaining: 0, retryAfter: 5, resetAt: 1_700_000_005 });
+	});
+
 	test("later requests do not extend the window, and Retry-After is at least 1", () => {
 		const { state, now } = clock();
 		const limiter = new MemoryWindowLimiter({
