@@ -15,13 +15,15 @@ import { RecentFaxes } from "./recent/index.ts";
 import { Representation } from "./representation/index.ts";
 import { schedulePurge } from "./storage/index.ts";
 import { createRequestObserver, ServiceMetrics } from "./telemetry/index.ts";
-import { errorMessage } from "./util/index.ts";
+import { errorMessage, type SetTimer } from "./util/index.ts";
 
 export interface ServerOptions {
 	/** Milliseconds since the epoch; tests pin it. */
 	clock?: () => number;
 	/** Monotonic milliseconds for rate-limit windows (performance.now); tests that pin `clock` pin it too. */
 	monotonic?: () => number;
+	/** The timers of held requests' time limits; tests that pin `clock` may step them too. */
+	setTimer?: SetTimer;
 	logger: Logger;
 	/** Where the logger writes, when it can drop lines (standard output): /metrics counts the drops. */
 	logOutput?: { readonly droppedLines: number };
@@ -146,7 +148,7 @@ async function buildParts(config: Config, options: ServerOptions, clock: () => n
 	const heldLists = new HeldLists(
 		faxes,
 		{ maxHeld: config.waitMaxHeld, maxPerClient: config.waitMaxHeldPerClient },
-		{ clock },
+		{ clock, setTimer: options.setTimer },
 	);
 	const rateLimit = await createRateLimiter(
 		{

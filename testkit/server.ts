@@ -11,6 +11,7 @@ import { assertDescribed } from "./api-description.ts";
 import { silentLog } from "./log.ts";
 import { suiteDatabase } from "./postgres.ts";
 import { type CommandResult, runCommand } from "./processes.ts";
+import type { SteppedTime } from "./stepped-time.ts";
 
 export interface TestServer extends Omit<RunningServer, "stop"> {
 	baseUrl: string;
@@ -35,6 +36,8 @@ export interface TestServerOptions {
 	faxes?: unknown[];
 	/** Milliseconds since the epoch; pins the request time. */
 	clock?: () => number;
+	/** Every clock and timer of the server on a time the test steps (testkit/stepped-time.ts). */
+	time?: SteppedTime;
 	/** Keeps the server on SQLite in a PostgreSQL run: the test breaks the SQLite file itself. */
 	sqlite?: true;
 	/** Silent unless given (testkit/log.ts captureLog() keeps the lines). */
@@ -78,14 +81,10 @@ async function importFixtures(config: Config, faxes: unknown[], now: number): Pr
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
 	const dir = makeTempDir();
 	const config = loadConfig(await testServerEnv(dir, options));
-	const clock = options.clock ?? Date.now;
-	if (options.faxes) await importFixtures(config, options.faxes, clock());
 	// A pinned clock pins the rate-limit windows too: they stay open however long the test takes.
-	const server = await startServer(config, {
-		clock,
-		monotonic: options.clock,
-		logger: options.logger ?? silentLog(),
-	});
+	const time = options.time?.serverOptions ?? { clock: options.clock ?? Date.now, monotonic: options.clock };
+	if (options.faxes) await importFixtures(config, options.faxes, time.clock());
+	const server = await startServer(config, { ...time, logger: options.logger ?? silentLog() });
 	return testServerHandle(server, config, dir);
 }
 
@@ -151,6 +150,23 @@ export function useTestServers(): (options?: TestServerOptions) => Promise<TestS
 		running.push(server);
 		return server;
 	};
+}
+
+/** The requests `server` holds now, as /metrics counts them. */
+export async function heldNow(server: TestServer): Promise<number> {
+	const metrics = await (await server.admin("/metrics")).text();
+	return Number(/\ntestfax_held_requests (\d+)\n/.exec(metrics)?.[1]);
+}
+
+/** Resolves once `server` holds `count` requests, as /metrics counts them. */
+export async function heldCount(server: TestServer, count: number): Promise<void> {
+	const deadline = Date.now() + 20_000;
+	for (;;) {
+		const metrics = await (await server.admin("/metrics")).text();
+		if (metrics.includes(`\ntestfax_held_requests ${count}\n`)) return;
+		if (Date.now() > deadline) throw new Error(`not ${count} held within 20 s`);
+		await Bun.sleep(10);
+	}
 }
 
 /** Runs `bun bin/fax.ts ...args` as operators do; returns exit code and output. */

@@ -1,5 +1,6 @@
 import type { FaxChange, RecentFaxes } from "../recent/index.ts";
 import { noneMatchHits, type Representation } from "../representation/index.ts";
+import { realTimer, type SetTimer } from "../util/index.ts";
 
 /** What holding a GET needs of its connection; a HEAD, answered at once, has none. */
 export interface HoldableRequest {
@@ -31,7 +32,7 @@ export interface HoldLimits {
 
 interface Held {
 	wait: ListWait;
-	timer: Timer;
+	cancelTimer(): void;
 	finish(answer: Representation): void;
 	abandon(): void;
 }
@@ -59,6 +60,7 @@ export class HeldLists {
 	readonly #limits: HoldLimits;
 	readonly #clock: () => number;
 	readonly #random: () => number;
+	readonly #setTimer: SetTimer;
 	/** Requests for every sender. */
 	readonly #anySender = new Set<Held>();
 	/** Requests for one sender, by match key; null holds those for `Unknown`. */
@@ -71,12 +73,13 @@ export class HeldLists {
 	constructor(
 		faxes: RecentFaxes,
 		limits: HoldLimits,
-		options: { clock?: () => number; random?: () => number } = {},
+		options: { clock?: () => number; random?: () => number; setTimer?: SetTimer } = {},
 	) {
 		this.#faxes = faxes;
 		this.#limits = limits;
 		this.#clock = options.clock ?? Date.now;
 		this.#random = options.random ?? Math.random;
+		this.#setTimer = options.setTimer ?? realTimer;
 		faxes.watch((change) => this.#wake(change));
 	}
 
@@ -119,7 +122,7 @@ export class HeldLists {
 		const group = this.#groupOf(wait.sender);
 		const held: Held = {
 			wait,
-			timer: setTimeout(() => held.finish(wait.answerAt(this.#nowSeconds())), limitMs),
+			cancelTimer: this.#setTimer(() => held.finish(wait.answerAt(this.#nowSeconds())), limitMs),
 			finish: (answer) => {
 				this.#remove(held, group);
 				resolve(answer);
@@ -145,7 +148,7 @@ export class HeldLists {
 
 	#remove(held: Held, group: Set<Held>): void {
 		if (!group.delete(held)) return;
-		clearTimeout(held.timer);
+		held.cancelTimer();
 		held.wait.signal.removeEventListener("abort", held.abandon);
 		const { clientKey, sender } = held.wait;
 		if (group.size === 0 && sender !== undefined) this.#bySender.delete(sender);

@@ -9,4 +9,5 @@ export {
 	shareFile,
 	shareFileSync,
 } from "./shared-files.ts";
+export { realTimer, type SetTimer } from "./timer.ts";
 export { completeTracingChannel } from "./tracing-channel.ts";

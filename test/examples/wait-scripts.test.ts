@@ -5,6 +5,9 @@ import { useTestServers } from "../../testkit/server.ts";
 import { spawnWatched } from "../../testkit/watched-process.ts";
 import { closedPort, faxRecord, importWhileRunning, servedFax } from "../wait/server-fixtures.ts";
 
+// In real time: the scripts are Python and POSIX sh processes with their own
+// sleep and clock, as a user runs them; what is under test is how they pace
+// their polls, wait out a 429 and keep their time limit.
 const ROOT = join(import.meta.dir, "../..");
 const SENDER = "+1 555 123 4567";
 

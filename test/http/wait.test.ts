@@ -1,10 +1,21 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { ago, faxRecord } from "../../testkit/fixtures.ts";
-import { makeTempDir, runFax, type TestServer, useTestServers } from "../../testkit/server.ts";
+import {
+	heldCount,
+	heldNow,
+	makeTempDir,
+	runFax,
+	type TestServer,
+	useTestServers,
+} from "../../testkit/server.ts";
+import { SteppedTime } from "../../testkit/stepped-time.ts";
 
 // Blocking polls: GET /api/faxes?wait=N is held until the answer has
-// something new for the client, or N seconds pass.
+// something new for the client, or N seconds pass. Where a test waits for a
+// time limit, the server's time is stepped (SteppedTime): the test moves it
+// to just before the earliest moment the limit may end, sees the request
+// still held, then past the limit.
 
 const start = useTestServers();
 const SINCE = ago(3600);
@@ -37,13 +48,6 @@ async function get(
  */
 const AT_ONCE_MS = 10_000;
 
-/**
- * An answer at its time limit comes no earlier than the limit less a tenth;
- * after it, only by the machine's own delay, which a loaded machine can make
- * seconds long: what holds is "not a whole further limit later".
- */
-const SLACK_MS = 5000;
-
 const slugsOf = (answer: Answer) => (JSON.parse(answer.body) as { slug: string }[]).map((fax) => fax.slug);
 
 /** `fax import` in another process, as the operator runs it while the server serves. */
@@ -52,17 +56,6 @@ async function importFaxes(server: TestServer, records: unknown[]): Promise<void
 	await Bun.write(file, JSON.stringify(records));
 	const result = await runFax(["import", file], server.env);
 	expect([result.code, result.stderr]).toEqual([0, ""]);
-}
-
-/** Resolves once `server` holds `count` requests, as /metrics counts them. */
-async function heldCount(server: TestServer, count: number): Promise<void> {
-	const deadline = Date.now() + 20_000;
-	for (;;) {
-		const metrics = await (await server.admin("/metrics")).text();
-		if (metrics.includes(`\ntestfax_held_requests ${count}\n`)) return;
-		if (Date.now() > deadline) throw new Error(`not ${count} held within 20 s`);
-		await Bun.sleep(10);
-	}
 }
 
 describe("the wait parameter", () => {
@@ -93,23 +86,32 @@ describe("the wait parameter", () => {
 	});
 
 	test("a list that is not empty is answered at once; an empty one after about wait seconds, as []", async () => {
-		const server = await start({ faxes: [faxRecord({ slug: "fax_there1", received_at: ago(60) })] });
+		const time = new SteppedTime();
+		const server = await start({ time, faxes: [faxRecord({ slug: "fax_there1", received_at: ago(60) })] });
 		const found = await get(server, `${LIST}&wait=30`);
 		expect([found.status, slugsOf(found)]).toEqual([200, ["fax_there1"]]);
 		expect(found.ms).toBeLessThan(AT_ONCE_MS);
-		const empty = await get(server, `${LIST}&from=NOBODY&wait=1`);
-		expect([empty.status, empty.body, empty.headers.get("etag") !== null]).toEqual([200, "[]", true]);
+		const emptyAnswer = get(server, `${LIST}&from=NOBODY&wait=1`);
+		await heldCount(server, 1);
 		// The limit is shortened by up to a tenth, never lengthened.
-		expect(empty.ms).toBeGreaterThanOrEqual(890);
-		expect(empty.ms).toBeLessThan(1000 + SLACK_MS);
+		time.advance(899);
+		expect(await heldNow(server)).toBe(1);
+		time.advance(101);
+		const empty = await emptyAnswer;
+		expect([empty.status, empty.body, empty.headers.get("etag") !== null]).toEqual([200, "[]", true]);
 	});
 
 	test("a matching If-None-Match is held, then a 304; a differing one is a 200 at once", async () => {
-		const server = await start({ faxes: [faxRecord({ slug: "fax_there1", received_at: ago(60) })] });
+		const time = new SteppedTime();
+		const server = await start({ time, faxes: [faxRecord({ slug: "fax_there1", received_at: ago(60) })] });
 		const etag = (await get(server, LIST)).headers.get("etag") ?? "";
-		const held = await get(server, `${LIST}&wait=1`, { "if-none-match": etag });
+		const heldAnswer = get(server, `${LIST}&wait=1`, { "if-none-match": etag });
+		await heldCount(server, 1);
+		time.advance(899);
+		expect(await heldNow(server)).toBe(1);
+		time.advance(101);
+		const held = await heldAnswer;
 		expect([held.status, held.body, held.headers.get("etag")]).toEqual([304, "", etag]);
-		expect(held.ms).toBeGreaterThanOrEqual(890);
 		const other = await get(server, `${LIST}&wait=30`, { "if-none-match": 'W/"other"' });
 		expect([other.status, slugsOf(other)]).toEqual([200, ["fax_there1"]]);
 		expect(other.ms).toBeLessThan(AT_ONCE_MS);
@@ -152,7 +154,8 @@ describe("the wait parameter", () => {
 	});
 
 	test("a fax of another sender leaves a held request of one sender held", async () => {
-		const server = await start();
+		const time = new SteppedTime();
+		const server = await start({ time });
 		const mine = get(server, `${LIST}&from=%2B15550001111&wait=2`);
 		const anyone = get(server, `${LIST}&wait=30`);
 		await heldCount(server, 2);
@@ -160,17 +163,21 @@ describe("the wait parameter", () => {
 			faxRecord({ slug: "fax_theirs", sender: "+1 555 000 2222", received_at: ago(30) }),
 		]);
 		expect(slugsOf(await anyone)).toEqual(["fax_theirs"]);
+		time.advance(1799);
+		expect(await heldNow(server)).toBe(1);
+		time.advance(201);
 		const own = await mine;
 		expect([own.status, own.body]).toEqual([200, "[]"]);
-		expect(own.ms).toBeGreaterThanOrEqual(1790);
 	});
 
 	test("a held request counts once, on arrival, and carries the rate-limit headers of that moment", async () => {
-		const server = await start({ env: { RATE_LIMIT_PER_MINUTE: "5" } });
+		const time = new SteppedTime();
+		const server = await start({ time, env: { RATE_LIMIT_PER_MINUTE: "5" } });
 		const held = get(server, `${LIST}&wait=1`);
 		await heldCount(server, 1);
 		const meanwhile = await get(server, LIST);
 		expect(meanwhile.headers.get("x-ratelimit-remaining")).toBe("3");
+		time.advance(1000);
 		const answer = await held;
 		expect([answer.status, answer.headers.get("x-ratelimit-remaining")]).toEqual([200, "4"]);
 		const after = await get(server, LIST);
@@ -178,15 +185,25 @@ describe("the wait parameter", () => {
 	});
 
 	test("clients that asked together come back spread over the last tenth of the limit", async () => {
-		const server = await start({ env: { WAIT_MAX_HELD_PER_CLIENT: "12" } });
-		const answers = await Promise.all(Array.from({ length: 12 }, () => get(server, `${LIST}&wait=2`)));
-		const times = answers.map((answer) => answer.ms);
-		expect(Math.min(...times)).toBeGreaterThanOrEqual(1790);
-		expect(Math.max(...times)).toBeLessThan(2000 + SLACK_MS);
-		expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(40);
+		const time = new SteppedTime();
+		const server = await start({ time, env: { WAIT_MAX_HELD_PER_CLIENT: "12" } });
+		const answers = Promise.all(Array.from({ length: 12 }, () => get(server, `${LIST}&wait=2`)));
+		await heldCount(server, 12);
+		time.advance(1799);
+		// Still held at each 20 ms of the last tenth: all 12 until it begins, none once it ends.
+		const heldAt: number[] = [await heldNow(server)];
+		for (let step = 0; step < 10; step++) {
+			time.advance(20);
+			heldAt.push(await heldNow(server));
+		}
+		expect([heldAt[0], heldAt.at(-1)]).toEqual([12, 0]);
+		// Spread: they came back at more than one step of it.
+		expect(new Set(heldAt.slice(1, -1).filter((held) => held > 0 && held < 12)).size).toBeGreaterThan(0);
+		expect((await answers).map((answer) => answer.body)).toEqual(Array(12).fill("[]"));
 	});
 
 	test("a held request outlives the idle timeout of its connection", async () => {
+		// In real time: what is under test is Bun's own sweep of idle connections.
 		// Bun checks idle connections every 4 s or so: 1 s of idle time cuts a connection after about 4 s.
 		const server = await start({ env: { IDLE_TIMEOUT_SECONDS: "1" } });
 		const answer = await get(server, `${LIST}&wait=6`);
@@ -200,7 +217,8 @@ describe("the bounds", () => {
 	const from = (client: string) => ({ "x-forwarded-for": client });
 
 	test("past WAIT_MAX_HELD_PER_CLIENT a request is answered at once; other clients are still held", async () => {
-		const server = await start({ env: { ...TRUSTED, WAIT_MAX_HELD_PER_CLIENT: "2" } });
+		const time = new SteppedTime();
+		const server = await start({ time, env: { ...TRUSTED, WAIT_MAX_HELD_PER_CLIENT: "2" } });
 		const first = [
 			get(server, `${LIST}&wait=1`, from("192.0.2.1")),
 			get(server, `${LIST}&wait=1`, from("192.0.2.1")),
@@ -211,17 +229,20 @@ describe("the bounds", () => {
 		expect(third.ms).toBeLessThan(AT_ONCE_MS);
 		const other = get(server, `${LIST}&wait=1`, from("192.0.2.2"));
 		await heldCount(server, 3);
+		time.advance(1000);
 		await Promise.all([...first, other]);
 	});
 
 	test("past WAIT_MAX_HELD a request is answered at once, whoever asks", async () => {
-		const server = await start({ env: { ...TRUSTED, WAIT_MAX_HELD: "1" } });
+		const time = new SteppedTime();
+		const server = await start({ time, env: { ...TRUSTED, WAIT_MAX_HELD: "1" } });
 		const held = get(server, `${LIST}&wait=1`, from("192.0.2.1"));
 		await heldCount(server, 1);
 		const etag = (await get(server, LIST)).headers.get("etag") ?? "";
 		const other = await get(server, `${LIST}&wait=30`, { ...from("192.0.2.2"), "if-none-match": etag });
 		expect([other.status, other.body]).toEqual([304, ""]);
 		expect(other.ms).toBeLessThan(AT_ONCE_MS);
+		time.advance(1000);
 		await held;
 	});
 

@@ -217,6 +217,7 @@ describe("/faxtest in Chromium", () => {
 	});
 
 	test("on 429 it waits Retry-After; with the server gone it retries with growing pauses", async () => {
+		// In real time: the pauses are the page's own timers, in Chromium.
 		const limited = await serverOnFreePort({ RATE_LIMIT_PER_MINUTE: "1" });
 		try {
 			const page = await browser.newPage();

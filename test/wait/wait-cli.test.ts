@@ -31,6 +31,8 @@ function lastLine(text: string): string {
 	return text.trimEnd().split("\n").at(-1) ?? "";
 }
 
+// The tests of --timeout run in real time: what they check is the command's
+// own clock, from a process's start to its exit, which a test cannot step.
 describe("fax wait", () => {
 	test("prints exactly the fax imported while it waits, and exits 0", async () => {
 		const running = await start();

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { formatUtcSeconds } from "../../lib/fax/index.ts";
 import { type WaitProgress, waitForFax } from "../../lib/wait/index.ts";
-import { useTestServers } from "../../testkit/server.ts";
+import { heldCount, useTestServers } from "../../testkit/server.ts";
+import { SteppedTime } from "../../testkit/stepped-time.ts";
 import { faxRecord, importWhileRunning, servedFax } from "./server-fixtures.ts";
 
 const SENDER = "+1 555 123 4567";
@@ -18,9 +18,12 @@ function plusTwoHours(ms: number): string {
 describe("waitForFax against the real server", () => {
 	test("finds a fax imported while it waits, and ignores an older one from before since", async () => {
 		const now = Date.now();
-		const running = await start({ faxes: [faxRecord("fax_older", SENDER, now - 60_000)] });
+		// The server's time is stepped: its first answer, held for 9 s, comes when the test moves it on.
+		const time = new SteppedTime(now);
+		const running = await start({ time, faxes: [faxRecord("fax_older", SENDER, now - 60_000)] });
 		const events: WaitProgress[] = [];
 		let importing: Promise<void> | undefined;
+		const released = heldCount(running, 1).then(() => time.advance(9000));
 		const result = await waitForFax(
 			{ baseUrl: running.baseUrl, from: SENDER, ...FAST },
 			{
@@ -32,7 +35,7 @@ describe("waitForFax against the real server", () => {
 				},
 			},
 		);
-		await importing;
+		await Promise.all([importing, released]);
 
 		expect(result.kind === "found" && result.fax).toEqual(await servedFax(running, "fax_arrived"));
 		expect(result.polls).toBeGreaterThanOrEqual(2);
@@ -118,8 +121,11 @@ describe("waitForFax against the real server", () => {
 	});
 
 	test("a 429 is honoured: the next poll waits Retry-After seconds", async () => {
+		// The client's sleeps step the server's time, and so its rate-limit window, instead of passing.
+		const time = new SteppedTime();
 		// A server that holds nothing answers at once, as one before `wait` did.
 		const running = await start({
+			time,
 			env: { RATE_LIMIT_PER_MINUTE: "2", RATE_LIMIT_WINDOW_SECONDS: "2", WAIT_MAX_HELD_PER_CLIENT: "0" },
 		});
 		const polledAt: number[] = [];
@@ -130,20 +136,19 @@ describe("waitForFax against the real server", () => {
 			{ baseUrl: running.baseUrl, from: SENDER, ...FAST },
 			{
 				fetch: async (url, init) => {
-					polledAt.push(performance.now());
+					polledAt.push(time.monotonic());
 					const response = await fetch(url, init);
 					statuses.push(response.status);
 					return response;
 				},
 				// The fax arrives while the client sits out the 429, so the poll right after it finds it.
-				sleep: async (ms, signal) => {
+				sleep: async (ms) => {
 					sleeps.push(ms);
 					if (statuses.at(-1) === 429) {
 						importing ??= importWhileRunning(running, [faxRecord("fax_after429", SENDER, Date.now())]);
-						await Promise.all([sleep(ms, undefined, { signal }), importing]);
-					} else {
-						await sleep(ms, undefined, { signal });
+						await importing;
 					}
+					time.advance(ms);
 				},
 			},
 		);
@@ -151,7 +156,7 @@ describe("waitForFax against the real server", () => {
 		// The first list is news, so the second poll goes at once; its 304 came at once, so the interval follows.
 		expect(statuses).toEqual([200, 304, 429, 200]);
 		expect(sleeps).toEqual([0, 200, 2000]);
-		expect((polledAt[3] ?? 0) - (polledAt[2] ?? 0)).toBeGreaterThanOrEqual(1990);
+		expect((polledAt[3] ?? 0) - (polledAt[2] ?? 0)).toBe(2000);
 		expect(result.kind === "found" && result.fax.slug).toBe("fax_after429");
 		expect(result.polls).toBe(4);
 	});

@@ -2,6 +2,7 @@
 import { faxRecord } from "../../../testkit/fixtures.ts";
 import { captureLog, type LogLine } from "../../../testkit/log.ts";
 import { type TestServer, useTestServers } from "../../../testkit/server.ts";
+import { SteppedTime } from "../../../testkit/stepped-time.ts";
 
 /** The rate-limit side of one answer, compared as a whole so a failure shows every field. */
 export interface Answer {
@@ -48,17 +49,21 @@ export function uncounted(status: number): Answer {
 }
 
 export interface Servers {
-	/** Starts a server with the given environment; it logs into `logs` and is stopped after the test. */
-	start(env: Record<string, string>, logs?: LogLine[]): Promise<TestServer>;
+	/**
+	 * Starts a server with the given environment, on `time` if given; it logs
+	 * into `logs` and is stopped after the test.
+	 */
+	start(env: Record<string, string>, logs?: LogLine[], time?: SteppedTime): Promise<TestServer>;
 }
 
 /** Servers started by a test are stopped after it, also when it failed. */
 export function useServers(): Servers {
 	const startServer = useTestServers();
 	return {
-		start: (env, logs = []) =>
+		start: (env, logs = [], time = undefined) =>
 			startServer({
 				env,
+				time,
 				faxes: [
 					faxRecord({ slug: LIVE, received_at: minuteAgo() }),
 					faxRecord({ slug: GONE, received_at: minuteAgo(), removed: true }),
@@ -94,4 +99,34 @@ export async function startOfSecond(): Promise<number> {
 export async function sleepUntil(timeMs: number): Promise<void> {
 	const left = timeMs - Date.now();
 	if (left > 0) await Bun.sleep(left);
+}
+
+/** The time a window test reads and waits on: the server's own. */
+export interface SuiteClock {
+	now(): number;
+	sleepUntil(timeMs: number): Promise<void>;
+	/** Early in a second of this time (startOfSecond); Unix seconds. */
+	startOfSecond(): Promise<number>;
+	/** The server's time, when the test steps it; real time otherwise. */
+	stepped?: SteppedTime;
+}
+
+/** Real time: a Redis key's window ends by Redis's own clock, which no test steps. */
+export function realSuiteClock(): SuiteClock {
+	return { now: Date.now, sleepUntil, startOfSecond };
+}
+
+/**
+ * A stepped time for the in-process window: the server's monotonic and wall
+ * clocks move only when the test waits, so every bound of a window test is
+ * exact and a 2 s window costs no real second. It starts 50 ms into a second.
+ */
+export function steppedSuiteClock(): SuiteClock {
+	const time = new SteppedTime(Math.floor(Date.now() / 1000) * 1000 + 50);
+	return {
+		stepped: time,
+		now: time.now,
+		sleepUntil: async (timeMs) => time.advance(Math.max(0, timeMs - time.now())),
+		startOfSecond: async () => Math.floor(time.now() / 1000),
+	};
 }

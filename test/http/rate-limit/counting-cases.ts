@@ -7,25 +7,24 @@ import {
 	JSON_TYPE,
 	LIVE,
 	type Start,
+	type SuiteClock,
 	send,
-	sleepUntil,
-	startOfSecond,
 	TOO_MANY,
 	uncounted,
 } from "./answers.ts";
 
 // What counts, what each answer says, and how the window moves: run by defineRateLimitSuite on every backend.
 
-export async function countsDownAndRefuses(start: Start): Promise<void> {
+export async function countsDownAndRefuses(start: Start, clock: SuiteClock): Promise<void> {
 	const server = await start();
-	await startOfSecond();
-	const startedAt = Date.now();
+	await clock.startOfSecond();
+	const startedAt = clock.now();
 	const answers: Answer[] = [await send(server, "/api/faxes")];
-	const firstAnsweredAt = Date.now();
+	const firstAnsweredAt = clock.now();
 	for (let i = 1; i < 60; i++) answers.push(await send(server, "/api/faxes"));
-	const refusing = Date.now();
+	const refusing = clock.now();
 	const refused = await server.request("/api/faxes");
-	const refusedAt = Date.now();
+	const refusedAt = clock.now();
 
 	expect(answers).toEqual(Array.from({ length: 60 }, (_, i) => allowed(59 - i)));
 	expect(answerOf(refused)).toMatchObject({ status: 429, limit: "60", remaining: "0" });
@@ -47,10 +46,10 @@ export async function countsDownAndRefuses(start: Start): Promise<void> {
 	expect(await refused.text()).toBe(TOO_MANY);
 }
 
-export async function namesThePolicyAndWindowEnd(start: Start): Promise<void> {
+export async function namesThePolicyAndWindowEnd(start: Start, clock: SuiteClock): Promise<void> {
 	const server = await start({ RATE_LIMIT_PER_MINUTE: "2", RATE_LIMIT_WINDOW_SECONDS: "5" });
 	const fields = async (path: string) => {
-		const sentAt = Date.now();
+		const sentAt = clock.now();
 		const response = await server.request(path);
 		await response.arrayBuffer();
 		const headers = [
@@ -59,7 +58,7 @@ export async function namesThePolicyAndWindowEnd(start: Start): Promise<void> {
 			response.headers.get("ratelimit"),
 			response.headers.get("retry-after"),
 		];
-		return { headers, sentAt, answeredAt: Date.now() };
+		return { headers, sentAt, answeredAt: clock.now() };
 	};
 	type Timed = Awaited<ReturnType<typeof fields>>;
 	// The window opens while the first request is counted; `t` is the whole
@@ -71,7 +70,7 @@ export async function namesThePolicyAndWindowEnd(start: Start): Promise<void> {
 		return Array.from({ length: most - least + 1 }, (_, i) => String(least + i));
 	};
 	const first = await fields("/api/faxes");
-	await sleepUntil(first.answeredAt + 2100);
+	await clock.sleepUntil(first.answeredAt + 2100);
 	const second = await fields(`/api/faxes/${GONE}`);
 	const refused = await fields("/api/faxes");
 	const uncountedPath = await fields("/nope");
@@ -174,20 +173,20 @@ export async function refusesWhenUsedUp(start: Start): Promise<void> {
 	expect(others).toEqual([uncounted(404), uncounted(204), uncounted(403)]);
 }
 
-export async function keepsAFixedWindow(start: Start): Promise<void> {
+export async function keepsAFixedWindow(start: Start, clock: SuiteClock): Promise<void> {
 	const server = await start({ RATE_LIMIT_PER_MINUTE: "3", RATE_LIMIT_WINDOW_SECONDS: "2" });
-	const second = await startOfSecond();
-	const openedAt = Date.now();
+	const second = await clock.startOfSecond();
+	const openedAt = clock.now();
 	const first = await send(server, "/api/faxes");
 	// A second later: if these requests moved the window's end, the 429
 	// would name second + 4 and the request after the end would be refused.
-	await sleepUntil(openedAt + 1200);
+	await clock.sleepUntil(openedAt + 1200);
 	const later = [
 		await send(server, `/api/faxes/${LIVE}`),
 		await send(server, "/api/faxes"),
 		await send(server, "/api/faxes"),
 	];
-	await sleepUntil(openedAt + 2200);
+	await clock.sleepUntil(openedAt + 2200);
 	const renewed = [await send(server, "/api/faxes"), await send(server, "/api/faxes")];
 
 	expect(first).toEqual(allowed(2, 3));

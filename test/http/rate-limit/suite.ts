@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { eventsOf, type LogLine } from "../../../testkit/log.ts";
-import { useServers } from "./answers.ts";
+import { type Start, type SuiteClock, useServers } from "./answers.ts";
 import * as clientKeys from "./client-key-cases.ts";
 import * as counting from "./counting-cases.ts";
 
@@ -13,6 +13,8 @@ export interface RateLimitBackend {
 	 * the same object share one.
 	 */
 	env(): Record<string, string>;
+	/** A new time for one window test's server: stepped where the backend's window runs on the server's clock. */
+	clock(): SuiteClock;
 }
 
 /** The behaviour every backend must show through the real server. */
@@ -32,19 +34,34 @@ export function defineRateLimitSuite(backend: RateLimitBackend): void {
 
 		const start = (env: Record<string, string> = {}) =>
 			servers.start({ ...backend.env(), RATE_LIMIT_PER_MINUTE: "60", ...env }, logs);
+		/** The case with a server on a time of its own, which the case reads and waits on. */
+		const timed = (run: (start: Start, clock: SuiteClock) => Promise<void>) => () => {
+			const clock = backend.clock();
+			return run(
+				(env = {}) =>
+					servers.start({ ...backend.env(), RATE_LIMIT_PER_MINUTE: "60", ...env }, logs, clock.stepped),
+				clock,
+			);
+		};
 
-		test("counts down from 60 and refuses the 61st request with a complete 429", () =>
-			counting.countsDownAndRefuses(start));
-		test("the fields of the IETF draft name the policy and count down with the window's end", () =>
-			counting.namesThePolicyAndWindowEnd(start));
+		test(
+			"counts down from 60 and refuses the 61st request with a complete 429",
+			timed(counting.countsDownAndRefuses),
+		);
+		test(
+			"the fields of the IETF draft name the policy and count down with the window's end",
+			timed(counting.namesThePolicyAndWindowEnd),
+		);
 		test("every endpoint answer counts, on one count for both endpoints", () =>
 			counting.countsEveryEndpointAnswer(start));
 		test("unknown paths, CORS preflights and the 403 are not counted", () =>
 			counting.leavesOthersUncounted(start));
 		test("a used-up limit refuses every endpoint answer and leaves the uncounted ones alone", () =>
 			counting.refusesWhenUsedUp(start));
-		test("the window opens at the first request, is not extended by later ones, then starts again", () =>
-			counting.keepsAFixedWindow(start));
+		test(
+			"the window opens at the first request, is not extended by later ones, then starts again",
+			timed(counting.keepsAFixedWindow),
+		);
 		test("IPv6 clients share a count per /64", () => clientKeys.sharesIpv6Slash64(start));
 		test("an IPv4-mapped IPv6 address counts as its IPv4 address", () =>
 			clientKeys.keysMappedIpv6AsIpv4(start));
