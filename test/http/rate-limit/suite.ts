@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { eventsOf, type LogLine } from "../../../testkit/log.ts";
+import type { SteppedTime } from "../../../testkit/stepped-time.ts";
 import { type Start, type SuiteClock, useServers } from "./answers.ts";
 import * as clientKeys from "./client-key-cases.ts";
 import * as counting from "./counting-cases.ts";
@@ -32,16 +33,12 @@ export function defineRateLimitSuite(backend: RateLimitBackend): void {
 			expect(eventsOf(logged)).toEqual([]);
 		});
 
-		const start = (env: Record<string, string> = {}) =>
-			servers.start({ ...backend.env(), RATE_LIMIT_PER_MINUTE: "60", ...env }, logs);
+		const start = (env: Record<string, string> = {}, time?: SteppedTime) =>
+			servers.start({ ...backend.env(), RATE_LIMIT_PER_MINUTE: "60", ...env }, logs, time);
 		/** The case with a server on a time of its own, which the case reads and waits on. */
 		const timed = (run: (start: Start, clock: SuiteClock) => Promise<void>) => () => {
 			const clock = backend.clock();
-			return run(
-				(env = {}) =>
-					servers.start({ ...backend.env(), RATE_LIMIT_PER_MINUTE: "60", ...env }, logs, clock.stepped),
-				clock,
-			);
+			return run((env) => start(env, clock.stepped), clock);
 		};
 
 		test(
