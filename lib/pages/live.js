@@ -33,7 +33,9 @@ if (location.search !== "") history.replaceState(null, "", location.pathname);
 let etag = list.dataset.etag || null;
 let controller = null;
 let timer = null;
-let lastStart = 0;
+// When the last request started, by the page's monotonic clock: a step of the
+// wall clock (Date.now) could bring two requests closer than MIN_GAP_MS.
+let lastStart = Number.NEGATIVE_INFINITY;
 let failures = 0;
 
 function localTime(iso) {
@@ -198,9 +200,9 @@ async function answered(response) {
 async function poll() {
 	timer = null;
 	if (document.hidden) return;
-	const sinceLast = Date.now() - lastStart;
+	const sinceLast = performance.now() - lastStart;
 	if (sinceLast < MIN_GAP_MS) return schedule(MIN_GAP_MS - sinceLast);
-	lastStart = Date.now();
+	lastStart = performance.now();
 	const params = new URLSearchParams({ limit: String(LIMIT) });
 	if (from !== null) params.set("from", from);
 	if (etag !== null) params.set("wait", String(WAIT_SECONDS));
@@ -256,7 +258,7 @@ function applyFilter() {
 	filled = false;
 	list.replaceChildren();
 	say(from === null ? "Showing all tests…" : "Showing only the tests of the sender you entered…");
-	lastStart = 0;
+	lastStart = Number.NEGATIVE_INFINITY;
 	restart();
 }
 
