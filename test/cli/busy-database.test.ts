@@ -78,6 +78,7 @@ describe("a writer meeting a lock released within BUSY_TIMEOUT_MS", () => {
 			runFax(["ingest", pdf, "--source", "phone", "--sender", "BUSY 2"], server.env),
 			runFax(["remove", "fax_busy2"], server.env),
 		]);
+		// In real time: SQLite's busy handler in the child processes sleeps and retries by its own clock.
 		await Bun.sleep(1500);
 		held.release();
 		held = undefined;

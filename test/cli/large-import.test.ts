@@ -290,7 +290,8 @@ describe("a large fax import", () => {
 		const file = await recordsFile("failing.json", "BULK 3", RECORDS, "fax_failed1");
 		const running = startImport(file, { BUSY_TIMEOUT_MS: "1000" });
 		await untilWriting(running);
-		// Held past the import's busy timeout, released before its clean-up gives up too.
+		// Held past the import's busy timeout, released before its clean-up gives up too: in
+		// real time, since SQLite's busy handler in the importing process waits by its own clock.
 		const holder = await takeWriteLock();
 		await Bun.sleep(1500);
 		holder.exec("ROLLBACK");
