@@ -1,6 +1,7 @@
-// Preloaded by `npm run test:http:postgres`: one PostgreSQL server for the
-// run, and every test server (testkit/server.ts) on a fresh database of it
-// (DATABASE_URL) instead of its own SQLite file.
+// Preloaded by `npm run test:http:postgres`: one PostgreSQL server for each
+// test file (--parallel runs each file in a fresh global object, preload
+// included), and every test server of the file (testkit/server.ts) on a
+// fresh database of it (DATABASE_URL) instead of its own SQLite file.
 import { afterAll, beforeAll } from "bun:test";
 import { startPostgres, useSuitePostgres } from "./postgres.ts";
 
