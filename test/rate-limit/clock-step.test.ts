@@ -84,6 +84,8 @@ test("the server's wall clock stepped an hour back and ahead: a used-up client w
 			expect(await lists()).toEqual(EXPECTED_LISTS);
 		}
 		clock.stepTo(-HOUR);
+		// In real time: what is under test is that the window ends by the child's own
+		// monotonic clock, an hour's step of its wall clock notwithstanding.
 		await Bun.sleep(WINDOW_SECONDS * 1000);
 		expect((await askAsUsedUpClient(url)).status).toBe(200);
 	} finally {
