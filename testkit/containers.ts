@@ -43,12 +43,6 @@ export async function untilAnswers(url: string, timeoutMs = 15_000): Promise<num
 	return performance.now() - began;
 }
 
-/** `testfax_held_requests` of the instance whose admin listener is `adminBase`. */
-export async function heldOn(adminBase: string): Promise<number> {
-	const metrics = await fetch(`${adminBase}/metrics`).then((answer) => answer.text());
-	return Number(/\ntestfax_held_requests (\d+)\n/.exec(metrics)?.[1] ?? -1);
-}
-
 export async function exitCode(podman: Podman, name: string): Promise<number> {
 	return Number(await podman.ok(["inspect", "--format", "{{.State.ExitCode}}", name]));
 }

@@ -152,18 +152,17 @@ export function useTestServers(): (options?: TestServerOptions) => Promise<TestS
 	};
 }
 
-/** The requests `server` holds now, as /metrics counts them. */
-export async function heldNow(server: TestServer): Promise<number> {
-	const metrics = await (await server.admin("/metrics")).text();
-	return Number(/\ntestfax_held_requests (\d+)\n/.exec(metrics)?.[1]);
+/** `testfax_held_requests` of the instance whose admin listener is `adminBase`. */
+export async function heldOn(adminBase: string): Promise<number> {
+	const metrics = await fetch(`${adminBase}/metrics`).then((answer) => answer.text());
+	return Number(/\ntestfax_held_requests (\d+)\n/.exec(metrics)?.[1] ?? -1);
 }
 
 /** Resolves once `server` holds `count` requests, as /metrics counts them. */
 export async function heldCount(server: TestServer, count: number): Promise<void> {
 	const deadline = Date.now() + 20_000;
 	for (;;) {
-		const metrics = await (await server.admin("/metrics")).text();
-		if (metrics.includes(`\ntestfax_held_requests ${count}\n`)) return;
+		if ((await heldOn(server.adminUrl)) === count) return;
 		if (Date.now() > deadline) throw new Error(`not ${count} held within 20 s`);
 		await Bun.sleep(10);
 	}

@@ -7,18 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { IMAGE } from "../../testkit/container-image.ts";
-import {
-	containerIp,
-	exitCode,
-	get,
-	heldOn,
-	shutdownLine,
-	timedCommand,
-	until,
-} from "../../testkit/containers.ts";
+import { containerIp, exitCode, get, shutdownLine, timedCommand, until } from "../../testkit/containers.ts";
 import type { CommandOptions, Podman } from "../../testkit/podman.ts";
 import { freePort } from "../../testkit/ports.ts";
 import { rawExchange } from "../../testkit/raw-http.ts";
+import { heldOn } from "../../testkit/server.ts";
 
 const DEPLOY = join(import.meta.dir, "../../deploy");
 const FAX = join(import.meta.dir, "../../fixtures/ingest/fax-g3-2d.tif");

@@ -15,7 +15,6 @@ import {
 	containerIp,
 	exitCode,
 	get,
-	heldOn,
 	shutdownLine,
 	timedCommand,
 	until,
@@ -23,6 +22,7 @@ import {
 } from "../../testkit/containers.ts";
 import { type Podman, startPodman } from "../../testkit/podman.ts";
 import { ALL_RUNNING } from "../../testkit/receivers.ts";
+import { heldOn } from "../../testkit/server.ts";
 import { composeTests } from "./compose.ts";
 
 // Outside the default test run, so bunfig.toml's timeout does not reach it.

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ago, faxRecord } from "../../testkit/fixtures.ts";
 import {
 	heldCount,
-	heldNow,
+	heldOn,
 	makeTempDir,
 	runFax,
 	type TestServer,
@@ -95,7 +95,7 @@ describe("the wait parameter", () => {
 		await heldCount(server, 1);
 		// The limit is shortened by up to a tenth, never lengthened.
 		time.advance(899);
-		expect(await heldNow(server)).toBe(1);
+		expect(await heldOn(server.adminUrl)).toBe(1);
 		time.advance(101);
 		const empty = await emptyAnswer;
 		expect([empty.status, empty.body, empty.headers.get("etag") !== null]).toEqual([200, "[]", true]);
@@ -108,7 +108,7 @@ describe("the wait parameter", () => {
 		const heldAnswer = get(server, `${LIST}&wait=1`, { "if-none-match": etag });
 		await heldCount(server, 1);
 		time.advance(899);
-		expect(await heldNow(server)).toBe(1);
+		expect(await heldOn(server.adminUrl)).toBe(1);
 		time.advance(101);
 		const held = await heldAnswer;
 		expect([held.status, held.body, held.headers.get("etag")]).toEqual([304, "", etag]);
@@ -164,7 +164,7 @@ describe("the wait parameter", () => {
 		]);
 		expect(slugsOf(await anyone)).toEqual(["fax_theirs"]);
 		time.advance(1799);
-		expect(await heldNow(server)).toBe(1);
+		expect(await heldOn(server.adminUrl)).toBe(1);
 		time.advance(201);
 		const own = await mine;
 		expect([own.status, own.body]).toEqual([200, "[]"]);
@@ -191,10 +191,10 @@ describe("the wait parameter", () => {
 		await heldCount(server, 12);
 		time.advance(1799);
 		// Still held at each 20 ms of the last tenth: all 12 until it begins, none once it ends.
-		const heldAt: number[] = [await heldNow(server)];
+		const heldAt: number[] = [await heldOn(server.adminUrl)];
 		for (let step = 0; step < 10; step++) {
 			time.advance(20);
-			heldAt.push(await heldNow(server));
+			heldAt.push(await heldOn(server.adminUrl));
 		}
 		expect([heldAt[0], heldAt.at(-1)]).toEqual([12, 0]);
 		// Spread: they came back at more than one step of it.

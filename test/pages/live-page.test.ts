@@ -76,6 +76,27 @@ const WELL_BEFORE_THE_HOLD_MS = 15_000;
  */
 const MIN_GAP_AS_SEEN_MS = 2990;
 
+/**
+ * Records when the page's script calls fetch for the API, by the page's own
+ * clock: the test process hears of a request later, and later still on a
+ * loaded machine. apiStarts() reads them.
+ */
+async function recordApiStarts(page: Page): Promise<void> {
+	await page.addInitScript(() => {
+		const starts: number[] = [];
+		Reflect.set(globalThis, "apiStarts", starts);
+		const original = globalThis.fetch;
+		Reflect.set(globalThis, "fetch", (input: string, init: RequestInit) => {
+			if (String(input).includes("/api/faxes?")) starts.push(performance.now());
+			return original(input, init);
+		});
+	});
+}
+
+async function apiStarts(page: Page): Promise<number[]> {
+	return (await page.evaluate(() => Reflect.get(globalThis, "apiStarts"))) as number[];
+}
+
 /** Resolves when the page's script has a held request to the API out. */
 function heldRequest(page: Page): Promise<unknown> {
 	return page.waitForRequest(
@@ -147,17 +168,7 @@ describe("/faxtest in Chromium", () => {
 		const page = await browser.newPage();
 		const requests: string[] = [];
 		page.on("request", (request) => requests.push(request.url()));
-		// The gaps are read by the page's own clock as it calls fetch: the test
-		// process hears of a request later, and later still on a loaded machine.
-		await page.addInitScript(() => {
-			const starts: number[] = [];
-			Reflect.set(globalThis, "apiStarts", starts);
-			const original = globalThis.fetch;
-			Reflect.set(globalThis, "fetch", (input: string, init: RequestInit) => {
-				if (String(input).includes("/api/faxes?")) starts.push(performance.now());
-				return original(input, init);
-			});
-		});
+		await recordApiStarts(page);
 		await page.goto(`${server.baseUrl}/faxtest`);
 		await page.fill("#from", "  acme   30 ");
 		const held = heldRequest(page);
@@ -180,9 +191,9 @@ describe("/faxtest in Chromium", () => {
 		expect(await page.locator(`li[data-slug="${next}"]`).getAttribute("class")).toBe("new");
 		// Never two requests within 3 s, whatever comes (a new fax included), but for the
 		// visitor's own filter: it cancels the held request and asks at once.
-		const apiStarts = (await page.evaluate(() => Reflect.get(globalThis, "apiStarts"))) as number[];
-		expect(apiStarts.length).toBeGreaterThanOrEqual(3);
-		const gaps = apiStarts.slice(2).map((start, i) => start - (apiStarts[i + 1] ?? 0));
+		const starts = await apiStarts(page);
+		expect(starts.length).toBeGreaterThanOrEqual(3);
+		const gaps = starts.slice(2).map((start, i) => start - (starts[i + 1] ?? 0));
 		expect(Math.min(...gaps)).toBeGreaterThan(MIN_GAP_AS_SEEN_MS);
 		expect(apiCalls.every((url) => new URL(url).origin === server.baseUrl)).toBe(true);
 		expect(apiCalls.slice(1).every((url) => new URL(url).searchParams.get("from") === "acme   30")).toBe(
@@ -193,14 +204,8 @@ describe("/faxtest in Chromium", () => {
 
 	test("a wall clock stepped ahead brings no two requests closer than 3 s", async () => {
 		const page = await browser.newPage();
+		await recordApiStarts(page);
 		await page.addInitScript(() => {
-			const starts: number[] = [];
-			Reflect.set(globalThis, "apiStarts", starts);
-			const original = globalThis.fetch;
-			Reflect.set(globalThis, "fetch", (input: string, init: RequestInit) => {
-				if (String(input).includes("/api/faxes?")) starts.push(performance.now());
-				return original(input, init);
-			});
 			// The visitor's clock, as NTP or a resumed laptop steps it.
 			const wall = Date.now;
 			let offset = 0;
@@ -218,9 +223,7 @@ describe("/faxtest in Chromium", () => {
 		await page.waitForFunction(() => Reflect.get(globalThis, "apiStarts").length >= 2, undefined, {
 			timeout: WELL_BEFORE_THE_HOLD_MS,
 		});
-		const [first = 0, second = 0] = (await page.evaluate(() =>
-			Reflect.get(globalThis, "apiStarts"),
-		)) as number[];
+		const [first = 0, second = 0] = await apiStarts(page);
 		expect(second - first).toBeGreaterThan(MIN_GAP_AS_SEEN_MS);
 		await page.context().close();
 	});
