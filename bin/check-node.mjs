@@ -4,7 +4,7 @@
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 20 || (major === 20 && minor < 19)) {
 	console.error(
-		`testfax-api needs Node 20.19 or later, this is ${process.versions.node}: see docs/operations.md, "Node on Debian 12"`,
+		`testfax-api needs Node 20.19 or later, this is ${process.versions.node}: see docs/operations/instance.md, "Node on Debian 12"`,
 	);
 	process.exit(1);
 }

@@ -12,7 +12,7 @@ export function caBundle(): string | null {
 	return existsSync(system) ? system : null;
 }
 
-/** The build command of docs/operations.md ("Container"), with the CA bundle as the build secret. */
+/** The build command of docs/operations/containers.md ("Container"), with the CA bundle as the build secret. */
 export function buildCommand(): string[] {
 	const bundle = caBundle();
 	return [

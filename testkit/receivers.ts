@@ -1,5 +1,5 @@
 /**
- * The receivers host of docs/operations.md ("Receivers"), made by the one
+ * The receivers host of docs/operations/receivers.md, made by the one
  * command the docs name, deploy/receivers/install.sh, run as an operator runs
  * it (a second time on a host that has them), for `npm run test:receivers`.
  * Everything the test changes besides what install.sh installs is undone:
@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { freePort } from "./ports.ts";
 
 export const ROOT = join(import.meta.dir, "..");
-/** Where docs/operations.md installs the service; here this checkout, bind-mounted. */
+/** Where docs/operations/receivers.md installs the service; here this checkout, bind-mounted. */
 export const APP = "/opt/testfax-api";
 export const INSTALL = join(APP, "deploy/receivers/install.sh");
 export const SETTINGS = "/etc/testfax-api/testfax.env";
@@ -241,7 +241,7 @@ export async function installReceivers(settings: Record<string, string>, storage
 export const OPERATOR_APP = "/opt/testfax-api-operator";
 
 /**
- * The host as an operator leaves it after docs/operations.md: the receivers
+ * The host as an operator leaves it after docs/operations/receivers.md: the receivers
  * installed by install.sh from a folder of its own (this checkout, mounted at
  * OPERATOR_APP), every daemon running. Made only when the host runs no such
  * install already (then that one is the case); null then. The undoing stops

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One etcd 3.4 member, Patroni's consensus store (docs/operations.md, "Three
+# One etcd 3.4 member, Patroni's consensus store (docs/operations/cluster.md, "Three
 # nodes: Patroni, etcd, HAProxy"). Run one per node, each with its own name
 # and addresses and the same INITIAL_CLUSTER.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints HAProxy's settings for the cluster (docs/operations.md, "Three nodes:
+# Prints HAProxy's settings for the cluster (docs/operations/cluster.md, "Three nodes:
 # Patroni, etcd, HAProxy"): PRIMARY_PORT leads to whichever node Patroni's
 # REST API calls the primary (GET /primary answers 200 there only), and
 # connections to a node that stops being it are cut.

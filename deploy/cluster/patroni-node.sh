@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One node of the three-node PostgreSQL cluster (docs/operations.md, "Three
+# One node of the three-node PostgreSQL cluster (docs/operations/cluster.md, "Three
 # nodes: Patroni, etcd, HAProxy"): writes CONFIG, Patroni's settings for this
 # node, from the environment, then runs Patroni on it. Run as the postgres
 # user; re-runnable (the settings are written anew, the data is Patroni's).

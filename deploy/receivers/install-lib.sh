@@ -82,7 +82,7 @@ install_settings() {
 	install -d -m 0755 /etc/testfax-api
 	if [ ! -e "$SETTINGS" ]; then
 		install -m 0640 -o root -g testfax "$HERE/testfax.env" "$SETTINGS"
-		say "wrote $SETTINGS (edit it: docs/operations.md)"
+		say "wrote $SETTINGS (edit it: docs/operations/receivers.md)"
 	fi
 	# Secrets (a Redis password) are for the service's user alone.
 	set_mode "$SETTINGS" 0640 root:testfax
@@ -158,7 +158,7 @@ configure_postfix() {
 	# A new main.cf says "all" (Debian's "Internet Site"): --inet-interfaces decides.
 	postconf_set inet_interfaces "$interfaces" "localhost all"
 	postconf_set enable_long_queue_ids yes
-	# A 40 MiB attachment is about 55 MiB in base64 (docs/operations.md).
+	# A 40 MiB attachment is about 55 MiB in base64 (docs/operations/receivers.md).
 	postconf_set message_size_limit 62914560 10240000
 	mailbox=$(postconf -h mailbox_size_limit)
 	[ "$mailbox" -eq 0 ] || [ "$mailbox" -ge 62914560 ] ||
@@ -320,7 +320,7 @@ install_unit() {
 	[ "$systemd" = yes ] || return 0
 	{
 		echo "# Written by testfax-api's deploy/receivers/install.sh: a call that failed"
-		echo "# in the handshake, listed as HylaFAX ends it (docs/operations.md)."
+		echo "# in the handshake, listed as HylaFAX ends it (docs/operations/receivers.md)."
 		echo "[Unit]"
 		echo "Description=testfax-api call-watch"
 		echo "[Service]"

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Makes this Debian 12 host a receivers host for testfax-api: Postfix and
-# HylaFAX hand what they receive to the service (docs/operations.md,
-# "Receivers"). Run as root, again whenever you like: a second run changes
-# nothing. Usage: install.sh --help
+# HylaFAX hand what they receive to the service (docs/operations/receivers.md).
+# Run as root, again whenever you like: a second run changes nothing.
+# Usage: install.sh --help
 set -eu
 
 usage() {

@@ -7,7 +7,7 @@
 # Litestream runs under watchdog.ts, which restarts it when its replica stops
 # confirming what the database holds (Litestream 0.3.13 can hang silently on
 # a failed SFTP upload) and serves its metrics, with the stall, at
-# LITESTREAM_METRICS_ADDR (docs/operations.md, "Backups and restore").
+# LITESTREAM_METRICS_ADDR (docs/operations/replication.md, "Backups and restore").
 set -eu
 # shellcheck source=deploy/replication/settings.sh
 . "$(dirname -- "$(readlink -f -- "$0")")/settings.sh"

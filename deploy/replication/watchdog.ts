@@ -1,7 +1,7 @@
 // Run by replicate.sh: `bun watchdog.ts LITESTREAM replicate -config FILE`.
 // Litestream under a watchdog that restarts it when the replica stalls
 // (lib/replication/watchdog.ts); settings from the environment replicate.sh
-// exported (docs/operations.md, "Backups and restore").
+// exported (docs/operations/replication.md, "Backups and restore").
 import { createServer } from "node:net";
 import { runWatchdog } from "../../lib/replication/watchdog.ts";
 

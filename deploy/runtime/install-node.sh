@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gives a Debian 12 host the Node this project needs, 20.19 or later (Debian's
 # own nodejs is 18.20): npm's `node` package, fetched by Debian's npm, in
-# /usr/local/bin ahead of Debian's on the PATH (docs/operations.md, "Node on
+# /usr/local/bin ahead of Debian's on the PATH (docs/operations/instance.md, "Node on
 # Debian 12"). Run as root, from the checkout. Re-runnable: a Node on the PATH
 # that the project accepts is kept.
 #

@@ -11,7 +11,7 @@ import {
 
 /**
  * Each field of a record of `fax import FILE.json`, with the rule a person
- * reads when it is broken (the words of docs/operations.md).
+ * reads when it is broken (the words of docs/operations/instance.md).
  */
 const FIELDS = {
 	slug: {

@@ -3,7 +3,7 @@ import { chmod, mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 
 // The server, the operator's CLI and the receivers (Postfix's pipe, HylaFAX's
-// faxrcvd) run as different users that share one group (docs/operations.md).
+// faxrcvd) run as different users that share one group (docs/operations/receivers.md).
 // Every file and folder the service creates is theirs to read and write, and
 // nobody else's, whatever umask the caller has: Postfix's pipe runs with 077,
 // and SQLite creates a database 0644 whatever the umask.

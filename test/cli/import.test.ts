@@ -58,7 +58,7 @@ describe("fax import", () => {
 		expect((await server.request("/api/faxes/fax_imported3")).status).toBe(410);
 	});
 
-	test("a file with invalid records is reported per record, in the words of docs/operations.md, and nothing is written", async () => {
+	test("a file with invalid records is reported per record, in the words of docs/operations/instance.md, and nothing is written", async () => {
 		const before = await listed();
 		const file = await writeJson("bad.json", [
 			{ slug: "fax_fine1", source: "phone", sender: null, received_at: now(), page_count: 1, file_size: 1 },
@@ -116,7 +116,7 @@ describe("fax import", () => {
 		});
 	});
 
-	test("every problem of a record is reported, each field in the words of docs/operations.md", async () => {
+	test("every problem of a record is reported, each field in the words of docs/operations/instance.md", async () => {
 		const file = await writeJson("many-problems.json", [
 			{
 				slug: "fax-not-a-slug",

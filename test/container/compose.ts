@@ -1,6 +1,6 @@
 /**
  * deploy/docker-compose.yml up for real under podman-compose 1.0.3, as
- * docs/operations.md ("Container") tells an operator to run it: two instances
+ * docs/operations/containers.md ("Container") tells an operator to run it: two instances
  * of the image behind nginx, and Redis. Registered by container.ts, which
  * builds the image first.
  */
@@ -194,7 +194,7 @@ async function startAgain(instance: Instance): Promise<void> {
 	console.log(`api1 started again: admin ${address} before, ${instance.admin} now`);
 	const ready = async () => (await fetch(`${instance.admin}/readyz`).catch(() => null))?.status === 200;
 	await until(ready, "api1 ready");
-	// nginx resolved the names when it started: a new address needs a reload (docs/operations.md).
+	// nginx resolved the names when it started: a new address needs a reload (docs/operations/containers.md).
 	await compose(["exec", "-T", "proxy", "nginx", "-s", "reload"]);
 	// nginx skips a failed instance for fail_timeout (1 s).
 	await Bun.sleep(1500);

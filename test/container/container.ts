@@ -3,7 +3,7 @@
  * podman on local stand-ins of its base images
  * (deploy/container/stand-in-images.sh) in a throwaway store, then run as an
  * operator runs it; then deploy/docker-compose.yml brought up by
- * podman-compose. docs/operations.md ("Container") says what this proves.
+ * podman-compose. docs/operations/containers.md ("Container") says what this proves.
  * Needs root, podman and podman-compose.
  */
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
@@ -35,7 +35,7 @@ const VOLUME = "testfax-container-test-data";
 const BOOKWORM = "docker.io/library/debian:bookworm-slim";
 // Debian 12's own Node, whichever 18.x its updates bring, refused by the preinstall check in one line.
 const DEBIAN_NODE_REFUSED =
-	/^testfax-api needs Node 20\.19 or later, this is 18\.\d+\.\d+: see docs\/operations\.md, "Node on Debian 12"$/m;
+	/^testfax-api needs Node 20\.19 or later, this is 18\.\d+\.\d+: see docs\/operations\/instance\.md, "Node on Debian 12"$/m;
 const podmanRef: { current?: Podman } = {};
 let projectLayers = 0;
 
@@ -210,7 +210,7 @@ test("deploy/runtime/install-node.sh gives a fresh Debian 12 the Node the projec
 		`node ${check}; echo "$(command -v node) $(node --version | cut -d. -f1) $?"`,
 		`${app}/deploy/runtime/install-node.sh | sed 's/v[0-9.]*/vX/'; echo "second $?"`,
 	].join("; ");
-	// The registry is reached through this host's TLS proxy: hand its CA bundle over, as docs/operations.md says.
+	// The registry is reached through this host's TLS proxy: hand its CA bundle over, as docs/operations/containers.md says.
 	const bundle = caBundle();
 	const ca =
 		bundle === null

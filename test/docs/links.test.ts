@@ -5,9 +5,11 @@ import { dirname, join, relative } from "node:path";
 const ROOT = join(import.meta.dir, "../..");
 const DOCUMENTS = [
 	"README.md",
-	...readdirSync(join(ROOT, "docs"))
-		.filter((name) => name.endsWith(".md"))
-		.map((name) => `docs/${name}`),
+	...["docs", "docs/operations"].flatMap((folder) =>
+		readdirSync(join(ROOT, folder))
+			.filter((name) => name.endsWith(".md"))
+			.map((name) => `${folder}/${name}`),
+	),
 ];
 
 /** The text outside fenced code blocks and inline code, where links are links. */

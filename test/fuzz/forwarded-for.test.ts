@@ -202,7 +202,7 @@ async function remaining(server: TestServer, forwardedFor: string[]): Promise<nu
 }
 
 test(
-	"behind a trusted proxy, every spelling and chain keys the client docs/operations.md names; without one the header changes nothing",
+	"behind a trusted proxy, every spelling and chain keys the client docs/operations/rate-limit.md names; without one the header changes nothing",
 	async () => {
 		await fc.assert(
 			fc.asyncProperty(chainShape, async (shape) => {

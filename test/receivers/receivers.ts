@@ -1,6 +1,6 @@
 /**
  * `npm run test:receivers`: the receivers host made by
- * deploy/receivers/install.sh, the one command docs/operations.md names
+ * deploy/receivers/install.sh, the one command docs/operations/receivers.md names
  * (testkit/receivers.ts), a test email through real Postfix and a test fax
  * through a real HylaFAX call, each listed once, at the time the receiver got
  * it, whatever fails on the way; and each user's privileges, checked as that
@@ -818,7 +818,7 @@ describe("the host's own account of itself", () => {
 			expect([refused.exitCode, refused.stdout.toString(), refused.stderr.toString()]).toEqual([
 				1,
 				"",
-				`install.sh: fax check: the document pipeline cannot load sharp: Could not load the "sharp" module using the linux-x64 runtime; nothing started (run npm ci in ${broken.dir} again: docs/operations.md, "Node on Debian 12")\n`,
+				`install.sh: fax check: the document pipeline cannot load sharp: Could not load the "sharp" module using the linux-x64 runtime; nothing started (run npm ci in ${broken.dir} again: docs/operations/instance.md, "Node on Debian 12")\n`,
 			]);
 		} finally {
 			broken.remove();

@@ -1,4 +1,4 @@
-// `npm run test:restore`: the restore drill of docs/operations.md ("Backups and
+// `npm run test:restore`: the restore drill of docs/operations/replication.md ("Backups and
 // restore"), end to end. A first host serves and ingests while
 // deploy/replication/replicate.sh streams to a second host (an sshd of its own on
 // loopback, SFTP as another user); everything of the first host is killed

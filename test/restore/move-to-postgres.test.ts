@@ -1,5 +1,5 @@
 // Moving a site from SQLite to PostgreSQL with the documented commands
-// (docs/operations.md, "Moving a site to PostgreSQL"): `fax backup` on the old
+// (docs/operations/cluster.md, "Moving a site to PostgreSQL"): `fax backup` on the old
 // site, `fax copy-database` into PostgreSQL, and a new host, which serves
 // every fax as the old site did (its files from the database, with the same
 // validators); and `fax backup` from PostgreSQL gives a SQLite file that

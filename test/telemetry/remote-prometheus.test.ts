@@ -1,4 +1,4 @@
-// A Prometheus on another host, as docs/operations.md ("Alerts") sets it up:
+// A Prometheus on another host, as docs/operations/alerts.md ("Alerts") sets it up:
 // the fax host's admin listener (ADMIN_HOST) and replicate.sh's metrics
 // (LITESTREAM_METRICS_ADDR) on an address that host reaches, and
 // deploy/prometheus/prometheus.yml with those targets. The other host is a

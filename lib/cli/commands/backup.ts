@@ -12,8 +12,8 @@ Writes DIR/faxes.sqlite: a consistent copy of the database, which holds every
 fax's PDF and thumbnail, the tombstones of removed faxes and the receivers'
 receipt keys. The server, the receivers and the purge carry on meanwhile.
 Files that only the disk held (an import's) are copied into the database
-first. deploy/replication/restore.sh DIR takes it back (docs/operations.md,
-"Backups and restore"). Run it before an upgrade.
+first. deploy/replication/restore.sh DIR takes it back
+(docs/operations/replication.md). Run it before an upgrade.
 
 Exit codes: 0 written, 1 failed (DIR holds a backup already, a full disk),
 2 bad arguments.`,

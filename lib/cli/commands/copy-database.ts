@@ -15,7 +15,7 @@ must hold no fax yet. Then it reads both back and compares, table by table,
 the number of rows and a SHA-256 of every value, files included, and prints
 them. Copy from a backup (\`fax backup DIR\`, then DIR/faxes.sqlite): it is
 consistent while the old site runs, and holds the files only its disk had
-(docs/operations.md, "Moving a site to PostgreSQL").
+(docs/operations/cluster.md, "Moving a site to PostgreSQL").
 
 Exit codes: 0 copied and the same, 1 failed (the target is not empty, the
 copy differs, a connection), 2 bad arguments or DATABASE_URL not set.`,
