@@ -139,6 +139,9 @@ function changeStatements(db: SqlDatabase) {
 		insertedAfter: db.prepare<StoredFax>(
 			`SELECT ${STORED} FROM faxes WHERE id > $id AND received_at > $after AND ${VISIBLE} ORDER BY id`,
 		),
+		sendersInsertedAfter: db.prepare<{ sender_key: string | null }>(
+			`SELECT DISTINCT sender_key FROM faxes WHERE id > $id AND received_at <= $notAfter AND ${VISIBLE}`,
+		),
 		lastId: db.prepare<{ id: number }>("SELECT coalesce(max(id), 0) AS id FROM faxes"),
 		removalsAfter: db.prepare<Removal>("SELECT seq, slug FROM removed_faxes WHERE seq > $seq ORDER BY seq"),
 		lastRemoval: db.prepare<{ seq: number }>("SELECT coalesce(max(seq), 0) AS seq FROM removed_faxes"),
@@ -302,6 +305,11 @@ export class FaxStore {
 	/** Live faxes inserted after the one with id `id` and received after `after`, in insertion order. */
 	faxesInsertedAfter(id: number, after: number): StoredFax[] {
 		return this.#changes.insertedAfter.all({ id, after });
+	}
+
+	/** The sender keys of live faxes inserted after the one with id `id` and received at or before `notAfter`. */
+	sendersInsertedAfter(id: number, notAfter: number): (string | null)[] {
+		return this.#changes.sendersInsertedAfter.all({ id, notAfter }).map((row) => row.sender_key);
 	}
 
 	/** The id of the latest inserted fax, shown or still hidden by its import; 0 when there is none. */

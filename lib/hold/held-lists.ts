@@ -34,7 +34,10 @@ interface Held {
 	wait: ListWait;
 	cancelTimer(): void;
 	finish(answer: Representation): void;
-	abandon(): void;
+	/** Answers with the failure (a 503 the front proxy may retry elsewhere) when no answer could be made. */
+	fail(error: unknown): void;
+	/** Answers with what the request would get now. */
+	answerNow(): void;
 }
 
 // The time limit is shortened by up to this share at random, so that clients
@@ -45,6 +48,11 @@ const SPREAD = 0.1;
 const CHECK_INTERVAL_MS = 10;
 // Past its time limit, a held connection stays open this much longer before Bun may cut it.
 const KEEP_OPEN_MARGIN_SECONDS = 5;
+// After a change, the held requests it may concern are looked at again in
+// turns of at most this long, other requests answered between turns: on
+// PostgreSQL each answer memory cannot give is a round trip, and thousands of
+// them in one go kept every other client waiting for seconds.
+const RECHECK_TURN_MS = 5;
 
 /**
  * The list requests with `wait` held by this instance. A request is answered
@@ -66,6 +74,10 @@ export class HeldLists {
 	/** Requests for one sender, by match key; null holds those for `Unknown`. */
 	readonly #bySender = new Map<string | null, Set<Held>>();
 	readonly #perClient = new Map<string, number>();
+	/** Held requests a change may concern, not looked at again yet. */
+	readonly #toRecheck = new Set<Held>();
+	/** A turn of looking again runs or is due. */
+	#rechecking = false;
 	#size = 0;
 	#check: Timer | undefined;
 	#released = false;
@@ -96,14 +108,13 @@ export class HeldLists {
 	hold(wait: ListWait): Representation | Promise<Representation> {
 		const answer = wait.answerAt(this.#nowSeconds());
 		if (this.#released || isNews(wait, answer) || !this.#hasRoomFor(wait.clientKey)) return answer;
-		return new Promise((resolve) => this.#add(wait, resolve));
+		return new Promise((resolve, reject) => this.#add(wait, resolve, reject));
 	}
 
 	/** Answers every held request at once, with what it would get at its time limit, and holds no more. */
 	releaseAll(): void {
 		this.#released = true;
-		const now = this.#nowSeconds();
-		for (const held of this.#all()) held.finish(held.wait.answerAt(now));
+		for (const held of this.#all()) held.answerNow();
 	}
 
 	#nowSeconds(): number {
@@ -116,21 +127,31 @@ export class HeldLists {
 		);
 	}
 
-	#add(wait: ListWait, resolve: (answer: Representation) => void): void {
+	#add(wait: ListWait, resolve: (answer: Representation) => void, reject: (error: unknown) => void): void {
 		const limitMs = wait.seconds * 1000 * (1 - SPREAD * this.#random());
 		wait.keepOpen(wait.seconds + KEEP_OPEN_MARGIN_SECONDS);
 		const group = this.#groupOf(wait.sender);
 		const held: Held = {
 			wait,
-			cancelTimer: this.#setTimer(() => held.finish(wait.answerAt(this.#nowSeconds())), limitMs),
+			cancelTimer: this.#setTimer(() => held.answerNow(), limitMs),
 			finish: (answer) => {
 				this.#remove(held, group);
 				resolve(answer);
 			},
-			abandon: () => held.finish(wait.answerAt(this.#nowSeconds())),
+			fail: (error) => {
+				this.#remove(held, group);
+				reject(error);
+			},
+			answerNow: () => {
+				try {
+					held.finish(wait.answerAt(this.#nowSeconds()));
+				} catch (error) {
+					held.fail(error);
+				}
+			},
 		};
 		group.add(held);
-		wait.signal.addEventListener("abort", held.abandon, { once: true });
+		wait.signal.addEventListener("abort", held.answerNow, { once: true });
 		this.#perClient.set(wait.clientKey, (this.#perClient.get(wait.clientKey) ?? 0) + 1);
 		if (this.#size++ === 0)
 			this.#check = setInterval(() => this.#faxes.catchUp(this.#nowSeconds()), CHECK_INTERVAL_MS);
@@ -149,7 +170,8 @@ export class HeldLists {
 	#remove(held: Held, group: Set<Held>): void {
 		if (!group.delete(held)) return;
 		held.cancelTimer();
-		held.wait.signal.removeEventListener("abort", held.abandon);
+		this.#toRecheck.delete(held);
+		held.wait.signal.removeEventListener("abort", held.answerNow);
 		const { clientKey, sender } = held.wait;
 		if (group.size === 0 && sender !== undefined) this.#bySender.delete(sender);
 		const count = (this.#perClient.get(clientKey) ?? 1) - 1;
@@ -160,12 +182,29 @@ export class HeldLists {
 
 	#wake(change: FaxChange): void {
 		if (this.#size === 0) return;
+		for (const held of change.unattributed ? this.#all() : this.#affectedBy(change.senders))
+			this.#toRecheck.add(held);
+		// A change found while a turn runs (an answer's own refresh) joins that turn.
+		if (!this.#rechecking) this.#recheckTurn();
+	}
+
+	/** Looks again at held requests for up to RECHECK_TURN_MS, answering those with news; the rest in a later turn. */
+	#recheckTurn(): void {
+		this.#rechecking = true;
+		const until = performance.now() + RECHECK_TURN_MS;
 		const now = this.#nowSeconds();
-		const woken = change.unattributed ? this.#all() : this.#affectedBy(change.senders);
-		for (const held of woken) {
-			const answer = held.wait.answerAt(now);
-			if (isNews(held.wait, answer)) held.finish(answer);
+		for (const held of this.#toRecheck) {
+			this.#toRecheck.delete(held);
+			try {
+				const answer = held.wait.answerAt(now);
+				if (isNews(held.wait, answer)) held.finish(answer);
+			} catch {
+				// A database that cannot answer now: the request stays held, its time limit answers it.
+			}
+			if (performance.now() >= until) break;
 		}
+		if (this.#toRecheck.size > 0) setImmediate(() => this.#recheckTurn());
+		else this.#rechecking = false;
 	}
 
 	/** Copies, so that finishing a request while walking them is safe. */

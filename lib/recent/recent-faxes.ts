@@ -240,12 +240,11 @@ export class RecentFaxes {
 				this.#lastPublication = seq;
 				unattributed = true;
 			}
-			const inserted = store.faxesInsertedAfter(this.#lastId, this.#coveredAfter);
-			this.#add(inserted, senders);
-			const lastId = store.lastFaxId();
-			// Rows not read above are older than memory's window, or hidden in an import being loaded.
-			if (inserted.length < lastId - this.#lastId) unattributed = true;
-			this.#lastId = Math.max(this.#lastId, lastId);
+			this.#add(store.faxesInsertedAfter(this.#lastId, this.#coveredAfter), senders);
+			// Faxes older than memory's window are not held, but their senders are known. Ids passed
+			// over (a failed insert on PostgreSQL) and rows hidden until their import is published change no answer.
+			for (const key of store.sendersInsertedAfter(this.#lastId, this.#coveredAfter)) senders.add(key);
+			this.#lastId = Math.max(this.#lastId, store.lastFaxId());
 		});
 		return { senders, unattributed };
 	}
