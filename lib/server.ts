@@ -1,7 +1,14 @@
 import { dirname } from "node:path";
 import { ROUTE_FILES } from "../routes/manifest.ts";
 import type { Config } from "./config.ts";
-import { FaxStats, FaxStore, openEngine } from "./db/index.ts";
+import {
+	FaxStats,
+	FaxStore,
+	isPassingPostgresFailure,
+	openEngine,
+	SchemaNotReadyError,
+	type StoreEngine,
+} from "./db/index.ts";
 import { createFaxJson, createFaxPresenter } from "./fax/index.ts";
 import { HeldLists } from "./hold/index.ts";
 import { createAdminApp, createApp, type RequestObserver, type RouteServices } from "./http/index.ts";
@@ -14,7 +21,7 @@ import { createRateLimiter, type RateLimit } from "./rate-limit/index.ts";
 import { RecentFaxes } from "./recent/index.ts";
 import { Representation } from "./representation/index.ts";
 import { schedulePurge } from "./storage/index.ts";
-import { createRequestObserver, ServiceMetrics } from "./telemetry/index.ts";
+import { createRequestObserver, DatabaseHealth, ServiceMetrics } from "./telemetry/index.ts";
 import { errorMessage, type SetTimer } from "./util/index.ts";
 
 export interface ServerOptions {
@@ -110,6 +117,7 @@ interface Services {
 	limiter: RateLimit["limiter"];
 	clientKey: ClientKeyResolver;
 	observer: RequestObserver;
+	health: DatabaseHealth;
 	/** Set once the drain begins: readiness then says 503. */
 	startDrain(): void;
 	close(): Promise<void>;
@@ -120,10 +128,11 @@ interface Parts {
 	stats: FaxStats;
 	heldLists: HeldLists;
 	rateLimit: RateLimit;
+	health: DatabaseHealth;
 }
 
 function serviceMetrics(config: Config, options: ServerOptions, clock: () => number, parts: Parts) {
-	const { store, stats, heldLists, rateLimit } = parts;
+	const { store, stats, heldLists, rateLimit, health } = parts;
 	return new ServiceMetrics({
 		rateLimit: rateLimit.status,
 		stats,
@@ -137,7 +146,50 @@ function serviceMetrics(config: Config, options: ServerOptions, clock: () => num
 			recvqDir: config.receiverRecvq,
 			postqueue: config.receiverPostqueue,
 		}),
+		databaseFailures: (trouble) => health.failures(trouble),
 	});
+}
+
+// How often a start-up waiting for its database tries again.
+const OPEN_RETRY_MS = 2000;
+
+/**
+ * Opens the database; on PostgreSQL, one that is not usable yet (a node
+ * starting or failing over, a standby whose schema the primary has not made)
+ * is waited for, not listening meanwhile (so not ready), with one line each
+ * time the reason changes. Anything else is a start-up failure.
+ */
+async function openWhenUsable(config: Config, logger: Logger): Promise<StoreEngine> {
+	let waitingFor: string | null = null;
+	for (;;) {
+		try {
+			const engine = await openEngine({ ...config, commitSource: config.freshnessCheck });
+			if (waitingFor !== null) logger.info({ database: "ok" }, "the database is usable: starting");
+			return engine;
+		} catch (error) {
+			const passing = error instanceof SchemaNotReadyError || isPassingPostgresFailure(error);
+			if (config.databaseUrl === null || !passing) throw error;
+			const reason = errorMessage(error);
+			if (reason !== waitingFor)
+				logger.warn(
+					{ reason, retry_in_s: OPEN_RETRY_MS / 1000 },
+					"waiting for the database before listening",
+				);
+			waitingFor = reason;
+			await Bun.sleep(OPEN_RETRY_MS);
+		}
+	}
+}
+
+/** Asks the database once, without stopping the event loop; what it finds goes to `health`. */
+async function probeDatabase(store: FaxStore, health: DatabaseHealth): Promise<void> {
+	try {
+		await store.probe();
+	} catch (error) {
+		health.failed(error);
+		throw error;
+	}
+	health.answered();
 }
 
 /** The services around the opened database: the faxes in memory, the held lists and the rate limit. */
@@ -165,14 +217,15 @@ async function buildParts(config: Config, options: ServerOptions, clock: () => n
 
 /** Opens the database, seeds it if asked, and builds the services the routes answer with. */
 async function buildServices(config: Config, options: ServerOptions, clock: () => number): Promise<Services> {
-	const engine = await openEngine({ ...config, commitSource: config.freshnessCheck });
+	const engine = await openWhenUsable(config, options.logger);
 	const store = new FaxStore(engine);
 	const stats = new FaxStats(engine.sql);
 	let built: Awaited<ReturnType<typeof buildParts>> | undefined;
 	try {
 		built = await buildParts(config, options, clock, store);
 		const { faxes, heldLists, rateLimit } = built;
-		const metrics = serviceMetrics(config, options, clock, { store, stats, heldLists, rateLimit });
+		const health = new DatabaseHealth(options.logger, () => store.probe());
+		const metrics = serviceMetrics(config, options, clock, { store, stats, heldLists, rateLimit, health });
 		let draining = false;
 		return {
 			routes: {
@@ -186,7 +239,7 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 				apiDescription: new Representation(apiDescriptionText(ROUTE_FILES)),
 				operations: {
 					isDraining: () => draining,
-					checkDatabase: () => stats.ping(),
+					checkDatabase: () => probeDatabase(store, health),
 					documentPipeline: createPipelineProbe(),
 					rateLimit: () => rateLimit.status(),
 					metrics: () => metrics.text(),
@@ -195,7 +248,8 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 			heldLists,
 			limiter: rateLimit.limiter,
 			clientKey: createClientKeyResolver(config.trustProxy),
-			observer: createRequestObserver({ logger: options.logger, metrics }),
+			observer: createRequestObserver({ logger: options.logger, metrics, health }),
+			health,
 			startDrain() {
 				draining = true;
 			},
@@ -307,9 +361,11 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 		await services.close();
 		throw error;
 	}
+	const stopHealth = () => services.health.close();
 	const stopPurge = schedulePurge(services.routes.store, config.storageDir, config.purgeIntervalSeconds, {
 		clock,
 		logger: options.logger,
+		health: services.health,
 	});
 	let stopped: Promise<Drained> | undefined;
 	return {
@@ -319,6 +375,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 		adminPort: listeners.adminPort,
 		stop() {
 			stopPurge();
+			stopHealth();
 			stopped ??= drain(config, services, listeners);
 			return stopped;
 		},

@@ -1,17 +1,18 @@
 import type { Config } from "../config.ts";
-import { DatabaseBusyError, DatabaseOpenError } from "../db/index.ts";
+import { DatabaseBusyError, DatabaseOpenError, UnconfirmedCommitError } from "../db/index.ts";
 import { PipelineUnavailableError } from "../document/index.ts";
 import { type Received, type ReceivedFile, receiveFax } from "../ingest/index.ts";
 import { withStore } from "./open-store.ts";
 
 /**
  * A full, read-only or locked disk, a database another writer held for too
- * long, or a document pipeline that does not load is the operator's to fix,
+ * long, a commit no standby confirmed, or a document pipeline that does not load is the operator's to fix,
  * and is told as such; any other failure reaches the command runner's own
  * one-line report.
  */
 function isHostFailure(error: unknown): error is Error {
 	if (error instanceof DatabaseBusyError || error instanceof DatabaseOpenError) return true;
+	if (error instanceof UnconfirmedCommitError) return true;
 	if (error instanceof PipelineUnavailableError) return true;
 	if (!(error instanceof Error)) return false;
 	const code = (error as { code?: unknown }).code;

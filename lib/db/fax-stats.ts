@@ -14,23 +14,16 @@ export interface ReceivedCounts {
  * faxes are kept.
  */
 export class FaxStats {
-	readonly #ping: Statement;
 	readonly #received: Statement<{ total: number; processed: number }>;
 	readonly #latest: Statement<{ latest: number | null }>;
 
 	constructor(db: SqlDatabase) {
-		this.#ping = db.prepare("SELECT 1 FROM faxes LIMIT 1");
 		this.#received = db.prepare(
 			`SELECT count(*) AS total, count(page_count) AS processed FROM faxes WHERE received_at > $after AND ${VISIBLE}`,
 		);
 		this.#latest = db.prepare(
 			`SELECT received_at AS latest FROM faxes WHERE ${VISIBLE} ORDER BY received_at DESC LIMIT 1`,
 		);
-	}
-
-	/** Reads a page of the faxes table; throws when the database cannot answer. */
-	ping(): void {
-		this.#ping.get();
 	}
 
 	/** Faxes received after `after` (Unix seconds) and still listed, by whether they could be processed. */

@@ -6,7 +6,7 @@ import { FaxOriginals, type OriginalFile } from "./fax-originals.ts";
 import type { SqlDatabase, SqlStatement as Statement } from "./sql.ts";
 import { sqliteEngine } from "./sqlite-engine.ts";
 import { cleanAbandonedImports, ImportStatements, StagedImport } from "./staged-import.ts";
-import { isStoreEngine, type StoreEngine } from "./store-engine.ts";
+import { isStoreEngine, type PurgeTurn, type StoreEngine } from "./store-engine.ts";
 import { WriteLock } from "./write-lock.ts";
 
 export type SenderFilter = { kind: "any" } | { kind: "unknown" } | { kind: "key"; key: string };
@@ -406,6 +406,16 @@ export class FaxStore {
 	}
 
 	/**
+	 * The slug listed for receipt `key`, read in a write transaction: on
+	 * PostgreSQL its COMMIT returns once a synchronous standby has everything
+	 * committed before it, the receipt included, so a hand-over whose own
+	 * COMMIT no standby confirmed is acknowledged only once one has it.
+	 */
+	confirmedReceiptSlug(key: string): Promise<string | null> {
+		return this.#lock.run(() => this.#read.receiptSlug.get({ key })?.slug ?? null);
+	}
+
+	/**
 	 * Runs `work` in one write transaction: all of it lands or none. It waits
 	 * for another writer at most the busy timeout, without blocking the event
 	 * loop, and then fails with a DatabaseBusyError.
@@ -446,6 +456,11 @@ export class FaxStore {
 			this.#write.tombstone.run({ slug, removed_at: removedAt });
 			return true;
 		});
+	}
+
+	/** The purge's turn (StoreEngine.purgeTurn): on SQLite always this process's. */
+	purgeTurn(): PurgeTurn {
+		return this.#engine.purgeTurn?.() ?? (() => {});
 	}
 
 	/**
@@ -545,6 +560,11 @@ export class FaxStore {
 	}
 
 	/** Closes the database connection. */
+	/** One read that never stops the event loop: rejects within about a second when the database does not answer. */
+	probe(): Promise<void> {
+		return this.#engine.probe();
+	}
+
 	close(): void {
 		this.#engine.close();
 	}

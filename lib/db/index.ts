@@ -25,8 +25,10 @@ export {
 	MAX_BUSY_TIMEOUT_MS,
 	openDatabase,
 } from "./open-database.ts";
+export { type DatabaseTrouble, isPassingStorageFailure, troubleOf } from "./passing-failure.ts";
 export { isPassingPostgresFailure } from "./postgres/errors.ts";
+export { SchemaNotReadyError } from "./postgres/schema.ts";
 export { PostgresDatabase, PostgresError } from "./postgres/sync-client.ts";
 export { ImportAbandonedError, type StagedImport } from "./staged-import.ts";
-export type { StoreEngine } from "./store-engine.ts";
-export { DatabaseBusyError } from "./write-lock.ts";
+export type { PurgeTurn, StoreEngine } from "./store-engine.ts";
+export { DatabaseBusyError, UnconfirmedCommitError } from "./write-lock.ts";

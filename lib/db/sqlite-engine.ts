@@ -6,6 +6,7 @@ import { SqliteTransactions } from "./write-lock.ts";
 
 /** bun:sqlite: a file in WAL mode (open-database.ts). */
 export function sqliteEngine(db: Database, options: { commitSource?: CommitSource } = {}): StoreEngine {
+	const ping = db.prepare("SELECT 1 FROM faxes LIMIT 1");
 	return {
 		sql: sqliteSql(db),
 		transactions: new SqliteTransactions(db),
@@ -13,6 +14,8 @@ export function sqliteEngine(db: Database, options: { commitSource?: CommitSourc
 		snapshot: (work) => db.transaction(work).deferred(),
 		// VACUUM INTO: one read transaction, so writers carry on meanwhile; no WAL.
 		copyTo: (path) => void db.query("VACUUM INTO $path").run({ path }),
+		// A local file: a read answers at once or fails at once.
+		probe: async () => void ping.get(),
 		close: () => db.close(),
 	};
 }

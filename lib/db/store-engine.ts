@@ -4,6 +4,9 @@ import type { CommitWatch } from "./commit-watch.ts";
 import type { SqlDatabase } from "./sql.ts";
 import type { WriteTransactions } from "./write-lock.ts";
 
+/** The purge's turn: its release, or why this process does not purge now. */
+export type PurgeTurn = (() => void) | "standby" | "taken";
+
 /** What differs between the engines under the fax store; every statement is in sql. */
 export interface StoreEngine {
 	readonly sql: SqlDatabase;
@@ -26,6 +29,17 @@ export interface StoreEngine {
 		offset: number,
 		length: number,
 	): Promise<Uint8Array | null>;
+	/**
+	 * One read of the database that never stops the event loop: resolves when
+	 * it answers, rejects (within about a second) when it does not.
+	 */
+	probe(): Promise<void>;
+	/**
+	 * The turn to purge, where several processes on several hosts may try at
+	 * once: a release function, "standby" on a database that takes no writes,
+	 * "taken" while another process purges. Absent: always this process's turn.
+	 */
+	purgeTurn?(): PurgeTurn;
 	/** Runs `work` in one read transaction: every read in it sees the same committed state. */
 	snapshot<T>(work: () => T): T;
 	/** Writes a consistent copy of the whole database to `path`, as a SQLite file. */

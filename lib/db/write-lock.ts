@@ -10,6 +10,15 @@ export class DatabaseBusyError extends Error {
 	}
 }
 
+/**
+ * A commit whose outcome this writer cannot know: PostgreSQL made it on the
+ * primary, but no synchronous standby confirmed it in time, or the connection
+ * was lost during COMMIT. It may yet be listed (once a standby has it), so
+ * nothing it refers to (a fax's files) may be removed; the receiver hands the
+ * fax over again, and its receipt key lists it once.
+ */
+export class UnconfirmedCommitError extends Error {}
+
 /** A long write holds the lock this long at most per transaction... */
 export const BATCH_MS = 200;
 /** ...and then leaves it free this long, so writers waiting for it get in. */

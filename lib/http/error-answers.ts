@@ -1,28 +1,11 @@
 import { Elysia } from "elysia";
-import { isPassingPostgresFailure } from "../db/index.ts";
+import { isPassingStorageFailure } from "../db/index.ts";
 import type { EndpointMiss } from "./empty-slug.ts";
 import { EMPTY_MESSAGE, ERROR_MESSAGES, JSON_TYPE, messageJson } from "./json.ts";
 import { type RequestObserver, requestIdOf } from "./request-log.ts";
 
 const SERVER_ERROR = messageJson(ERROR_MESSAGES.serverError);
 const UNAVAILABLE = messageJson(ERROR_MESSAGES.unavailable);
-
-// SQLite failing for a passing reason (disk full, an I/O error, a lock held
-// too long), or PostgreSQL away (stopped, unreachable, failing over), is no
-// fault of the request: 503 tells clients to retry. Anything else (a corrupt
-// file, a bug) is a 500.
-const PASSING_STORAGE_FAILURE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM)/;
-
-function isPassingStorageFailure(error: unknown): boolean {
-	const code = (error as { code?: unknown } | null)?.code;
-	return (
-		(error instanceof Error &&
-			error.name === "SQLiteError" &&
-			typeof code === "string" &&
-			PASSING_STORAGE_FAILURE.test(code)) ||
-		isPassingPostgresFailure(error)
-	);
-}
 
 /**
  * Unknown paths answer 404 `{"message":""}`, unless `endpointMiss` answers

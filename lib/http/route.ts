@@ -12,7 +12,7 @@ export interface Operations {
 	/** True from the first moment of a shutdown drain. */
 	isDraining(): boolean;
 	/** Runs a query; throws when the database cannot answer. */
-	checkDatabase(): void;
+	checkDatabase(): Promise<void>;
 	/** Null when the document pipeline loads on this host (`fax check`), else the part that does not. */
 	documentPipeline(): Promise<string | null>;
 	/** Which store counts the rate limit now, and how its Redis is reached (null without Redis). */

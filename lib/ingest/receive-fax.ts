@@ -1,4 +1,4 @@
-import type { FaxStore, KeptWithFax } from "../db/index.ts";
+import { type FaxStore, type KeptWithFax, UnconfirmedCommitError } from "../db/index.ts";
 import {
 	detectFormat,
 	type FaxEmail,
@@ -160,7 +160,9 @@ export function reportOf(file: ReceivedFile, email: FaxEmail | null, reason: str
  * transaction too, so a replica of the database has them with the row; a file that cannot be processed is
  * still recorded, with its four file fields null, and kept as received (out of
  * the API) for `fax reprocess`. A receipt key handed over before lists
- * nothing new. A host that cannot process documents throws
+ * nothing new, once the database has it for good (FaxStore.confirmedReceiptSlug).
+ * A commit no standby confirmed (UnconfirmedCommitError) keeps the files. A
+ * host that cannot process documents throws
  * (PipelineUnavailableError): nothing is listed, the receiver tries again.
  */
 export async function receiveFax(
@@ -172,7 +174,8 @@ export async function receiveFax(
 	const email = await emailOf(file);
 	const receiptKey = receiptKeyOf(file, email);
 	const earlier = receiptKey === undefined ? null : store.receiptSlug(receiptKey);
-	if (earlier !== null) return { repeatOf: earlier };
+	if (receiptKey !== undefined && earlier !== null)
+		return { repeatOf: (await store.confirmedReceiptSlug(receiptKey)) ?? earlier };
 	const result = file.hylafax?.callOnly
 		? ({ ok: false, reason: NO_PAGE_REASON } as const)
 		: await documentOf(file, email);
@@ -200,7 +203,8 @@ export async function receiveFax(
 	try {
 		listed = await insertOnce(store, fax, receiptKey, { files, report });
 	} catch (error) {
-		await deleteFaxFiles(storageDir, slug);
+		// A commit that may still land keeps its files: the disk must agree with the row it may become.
+		if (!(error instanceof UnconfirmedCommitError)) await deleteFaxFiles(storageDir, slug);
 		throw error;
 	}
 	if (listed === slug) return { fax };

@@ -5,14 +5,21 @@ import { purgeExpired } from "./purge.ts";
 
 /**
  * Runs the purge at start and then every `intervalSeconds`, so a plain deployment
- * never keeps a fax past 30 days; a failed run (a busy or full disk) is logged
- * and retried at the next tick, never fatal. Returns the function that stops it.
+ * never keeps a fax past 30 days, on every instance of every host: a run on a
+ * standby, or while another process purges, leaves the database to it
+ * (purgeExpired). A failed run (a busy or full disk) is logged and retried at
+ * the next tick, never fatal. Returns the function that stops it.
  */
 export function schedulePurge(
 	store: FaxStore,
 	storageDir: string,
 	intervalSeconds: number,
-	options: { clock: () => number; logger: Logger },
+	options: {
+		clock: () => number;
+		logger: Logger;
+		/** The database's condition: a failure of its own (read-only, away) is told there once, as is its end. */
+		health?: { failed(error: unknown): boolean; wrote(): void };
+	},
 ): () => void {
 	if (intervalSeconds === 0) return () => {};
 	let running = false;
@@ -20,10 +27,12 @@ export function schedulePurge(
 		if (running) return;
 		running = true;
 		try {
-			const slugs = await purgeExpired(store, storageDir, Math.floor(options.clock() / 1000));
-			if (slugs.length > 0)
-				options.logger.info({ removed: slugs.length }, "purge: removed faxes past retention");
+			const outcome = await purgeExpired(store, storageDir, Math.floor(options.clock() / 1000));
+			if ("removed" in outcome) options.health?.wrote();
+			if ("removed" in outcome && outcome.removed.length > 0)
+				options.logger.info({ removed: outcome.removed.length }, "purge: removed faxes past retention");
 		} catch (error) {
+			if (options.health?.failed(error)) return;
 			options.logger.error(
 				{ err: errorMessage(error), retry_in_s: intervalSeconds },
 				"purge failed; retrying at the next interval",

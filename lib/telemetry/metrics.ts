@@ -1,7 +1,7 @@
 import { statfs } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { FaxStats, FreshnessSource } from "../db/index.ts";
+import type { DatabaseTrouble, FaxStats, FreshnessSource } from "../db/index.ts";
 import type { QueueReading, ReceiverQueues } from "../queues/index.ts";
 import type { RateLimitStatus } from "../rate-limit/index.ts";
 
@@ -24,6 +24,8 @@ export interface MetricSources {
 	volumes: Record<string, string>;
 	/** The receivers' queues, read at each scrape. */
 	receiverQueues: ReceiverQueues;
+	/** Passing failures of the database met so far, by trouble (lib/db/database-health.ts). */
+	databaseFailures: (trouble: DatabaseTrouble) => number;
 }
 
 const DAY_SECONDS = 24 * 3600;
@@ -169,6 +171,21 @@ function totalCounter(name: string, help: string, registers: Registry[], total: 
 	});
 }
 
+/** The database's passing failures: each is counted here, only a change of trouble is logged. */
+function databaseMetrics(sources: MetricSources, registers: Registry[]): void {
+	new Counter({
+		name: "testfax_database_failures_total",
+		help: "Requests, probes and purges the database failed for a passing reason, by trouble (unavailable, read-only).",
+		labelNames: ["trouble"],
+		registers,
+		collect() {
+			this.reset();
+			for (const trouble of ["unavailable", "read-only"] as const)
+				this.inc({ trouble }, sources.databaseFailures(trouble));
+		},
+	});
+}
+
 /** Where the rate limit is counted, how its Redis is reached, and the log lines dropped. */
 function rateLimitMetrics(sources: MetricSources, registers: Registry[]): void {
 	new Gauge({
@@ -281,6 +298,7 @@ export class ServiceMetrics {
 		volumeGauges(sources.volumes, registers);
 		receiverQueueGauges(sources, registers);
 		rateLimitMetrics(sources, registers);
+		databaseMetrics(sources, registers);
 		faxGauges(sources, registers);
 	}
 

@@ -1,6 +1,7 @@
 import type { AnsweredRequest, RequestObserver } from "../http/index.ts";
 import { accessLineWriter, type Logger } from "../log/index.ts";
 import { clientNetworkOf } from "../net/index.ts";
+import type { DatabaseHealth } from "./database-health.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 
 // Any other method is one label, so a client inventing methods cannot grow the metrics.
@@ -14,11 +15,16 @@ function sqliteCode(error: unknown): string | null {
 
 /**
  * The access log and the request metrics: one JSON line and one count per
- * answer. The line holds the route pattern, never the path or query (a
+ * answer. A passing failure of the database goes to DatabaseHealth; any other
+ * failure is logged with its stack. The line holds the route pattern, never the path or query (a
  * `from=` holds a raw sender), and the client's network, never its address.
  */
-export function createRequestObserver(options: { logger: Logger; metrics: ServiceMetrics }): RequestObserver {
-	const { logger, metrics } = options;
+export function createRequestObserver(options: {
+	logger: Logger;
+	metrics: ServiceMetrics;
+	health: DatabaseHealth;
+}): RequestObserver {
+	const { logger, metrics, health } = options;
 	const writeAccessLine = accessLineWriter(logger);
 	return {
 		answered(answer: AnsweredRequest) {
@@ -37,7 +43,8 @@ export function createRequestObserver(options: { logger: Logger; metrics: Servic
 		failed(error: unknown, requestId: string) {
 			const code = sqliteCode(error);
 			if (code !== null) metrics.sqliteError(code);
-			logger.error({ req_id: requestId, err: error }, "request failed");
+			// A database away is one line when it goes and one when it is back, not a stack per request.
+			if (!health.failed(error)) logger.error({ req_id: requestId, err: error }, "request failed");
 		},
 	};
 }

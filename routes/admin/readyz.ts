@@ -2,7 +2,10 @@ import { defineAdminRoute } from "../../lib/http/index.ts";
 import { errorMessage } from "../../lib/util/index.ts";
 
 /**
- * GET /readyz on the admin listener: 200 when the database answers a query,
+ * GET /readyz on the admin listener: 200 when the database answers a query
+ * within a second (asked without stopping the event loop, so a front proxy
+ * that follows it takes the instance out within a second of its database
+ * going away),
  * the document pipeline loads on this host (`documents`, as `fax check` says:
  * a host that cannot process the faxes it receives is not ready, though it
  * could answer the API) and the server is not draining, 503 otherwise. The rate-limit backend is named
@@ -19,7 +22,7 @@ export const route = defineAdminRoute(async (_request, { operations }) => {
 	if (operations.isDraining()) return answer(503, "draining", "not checked", "not checked");
 	const documents = (await operations.documentPipeline()) ?? "ok";
 	try {
-		operations.checkDatabase();
+		await operations.checkDatabase();
 	} catch (error) {
 		return answer(503, "unready", errorMessage(error), documents);
 	}

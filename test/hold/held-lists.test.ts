@@ -117,3 +117,33 @@ test("a removal memory cannot place (a fax older than its window) re-checks ever
 	held.releaseAll();
 	expect(held.size).toBe(0);
 });
+
+test("a held request whose answer fails at its time limit is answered with the failure (a 503), not thrown in a timer", async () => {
+	const { reader } = twoConnections();
+	const faxes = new RecentFaxes(reader, json, NOW);
+	let limit: (() => void) | undefined;
+	const held = new HeldLists(
+		faxes,
+		{ maxHeld: 100, maxPerClient: 100 },
+		{
+			setTimer: (run) => {
+				limit = run;
+				return () => {};
+			},
+		},
+	);
+	const { wait } = waitFor(faxes, undefined, new Map(), "one");
+	const away = Object.assign(new Error("PostgreSQL did not answer in 60 s"), { code: "08006" });
+	let calls = 0;
+	const answer = held.hold({
+		...wait,
+		answerAt: (now) => {
+			if (++calls > 1) throw away;
+			return wait.answerAt(now);
+		},
+	});
+	expect(held.size).toBe(1);
+	limit?.();
+	expect(await Promise.resolve(answer).catch((error: unknown) => error)).toBe(away);
+	expect(held.size).toBe(0);
+});

@@ -1,4 +1,5 @@
 import { type Config, loadConfig } from "../../config.ts";
+import { UnconfirmedCommitError } from "../../db/index.ts";
 import { MAX_EMAIL_BYTES, PipelineUnavailableError } from "../../document/index.ts";
 import { createFaxPresenter, parseOffsetDateTime } from "../../fax/index.ts";
 import { type Command, type CommandIO, EXIT, parseCommandArgs, UsageError } from "../command.ts";
@@ -37,6 +38,16 @@ function receivedAtOption(value: string | undefined): number | undefined {
 		throw new UsageError("--received-at must be ISO 8601 with an offset, like 2026-11-21T10:00:00Z");
 	}
 	return parsed;
+}
+
+/** Why nothing was acknowledged, and what the operator or the receiver does next. */
+function failureLine(error: Error, config: Config): string {
+	if (error instanceof PipelineUnavailableError)
+		return `${error.message}; nothing was recorded: fix the host (\`fax check\`), then ingest again`;
+	if (error instanceof UnconfirmedCommitError)
+		return `${error.message}; hand the fax over again under the same receipt key`;
+	const database = config.databaseUrl === null ? "DATABASE_PATH" : "DATABASE_URL";
+	return `the fax cannot be stored (STORAGE_DIR, ${database}): ${error.message}; nothing was recorded`;
 }
 
 export const ingestCommand: Command = {
@@ -111,16 +122,8 @@ recorded), 2 bad arguments.`,
 			},
 			io.clock(),
 		);
-		if (received instanceof PipelineUnavailableError) {
-			io.err(
-				`ingest: ${received.message}; nothing was recorded: fix the host (\`fax check\`), then ingest again`,
-			);
-			return EXIT.failed;
-		}
 		if (received instanceof Error) {
-			io.err(
-				`ingest: the fax cannot be stored (STORAGE_DIR, DATABASE_PATH): ${received.message}; nothing was recorded`,
-			);
+			io.err(`ingest: ${failureLine(received, config)}`);
 			return EXIT.failed;
 		}
 		if (received.repeatOf !== undefined) {

@@ -32,12 +32,23 @@ async function answer(request: BridgeRequest): Promise<BridgeReply> {
 		await sql.close();
 		return { id, rows: [], changes: 0 };
 	}
+	const query = sql.unsafe(request.text, request.params);
+	let cancelled = false;
+	const timer =
+		request.cancelAfterMs === undefined
+			? undefined
+			: setTimeout(() => {
+					cancelled = true;
+					query.cancel();
+				}, request.cancelAfterMs);
 	try {
-		const rows = (await sql.unsafe(request.text, request.params)) as unknown as Result;
-		return { id, rows: numbersOf(rows), changes: rows.count ?? 0 };
+		const rows = (await query) as unknown as Result;
+		return { id, rows: numbersOf(rows), changes: rows.count ?? 0, cancelled };
 	} catch (error) {
 		const { message, code } = asPostgresError(error);
-		return { id, error: { message, code } };
+		return { id, error: { message, code }, cancelled };
+	} finally {
+		clearTimeout(timer);
 	}
 }
 

@@ -1,3 +1,4 @@
+import { DatabaseOpenError } from "../open-database.ts";
 import { SCHEMA_STEPS, SCHEMA_VERSION } from "../schema.ts";
 import type { PostgresDatabase } from "./sync-client.ts";
 
@@ -48,9 +49,28 @@ function hasSchema(db: PostgresDatabase): boolean {
 	return db.run("SELECT to_regclass('schema_version') IS NOT NULL AS known").rows[0]?.known === true;
 }
 
+/**
+ * A hot standby whose schema is missing or older than this program's: it
+ * cannot make it (a standby takes no writes), the primary must, and the
+ * standby replays it. Waited for, not fatal (lib/server.ts).
+ */
+export class SchemaNotReadyError extends DatabaseOpenError {}
+
+function isStandby(db: PostgresDatabase): boolean {
+	return db.run("SELECT pg_is_in_recovery() AS standby").rows[0]?.standby === true;
+}
+
 /** Brings a PostgreSQL database to SCHEMA_VERSION, in one transaction per version. */
 export function migratePostgres(db: PostgresDatabase): void {
-	if (hasSchema(db) && versionOf(db) === SCHEMA_VERSION) return;
+	const known = hasSchema(db);
+	const version = known ? versionOf(db) : 0;
+	if (version === SCHEMA_VERSION) return;
+	if (version < SCHEMA_VERSION && isStandby(db)) {
+		throw new SchemaNotReadyError(
+			`this node is a standby and its database has ${known ? `schema version ${version}, not ${SCHEMA_VERSION}` : "no schema"} yet: ` +
+				"the primary makes it (an instance or `fax check` whose DATABASE_URL names the primary), then this node replays it",
+		);
+	}
 	db.exec("BEGIN");
 	try {
 		db.run("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);

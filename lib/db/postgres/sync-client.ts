@@ -85,11 +85,19 @@ export class PostgresDatabase implements SqlDatabase {
 		return receiveMessageOnPort(this.#port as never)?.message as BridgeReply | undefined;
 	}
 
-	/** Runs one statement's text with positional parameters ($1, $2...). */
-	run(text: string, params: unknown[] = []): { rows: Record<string, unknown>[]; changes: number } {
-		const reply = this.#call({ text, params });
+	/**
+	 * Runs one statement's text with positional parameters ($1, $2...).
+	 * `cancelAfterMs`: PostgreSQL is asked to cancel it past that time, and
+	 * `cancelled` says so (a statement that ended first still answers).
+	 */
+	run(
+		text: string,
+		params: unknown[] = [],
+		options: { cancelAfterMs?: number } = {},
+	): { rows: Record<string, unknown>[]; changes: number; cancelled: boolean } {
+		const reply = this.#call({ text, params, cancelAfterMs: options.cancelAfterMs });
 		if (reply.error) throw new PostgresError(reply.error.message, reply.error.code);
-		return reply;
+		return { rows: reply.rows, changes: reply.changes, cancelled: reply.cancelled === true };
 	}
 
 	/** Runs statements without parameters (several may be separated by semicolons). */
