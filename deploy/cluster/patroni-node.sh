@@ -11,6 +11,8 @@
 #   ETCD_HOSTS     etcd's client addresses, host:port,host:port
 #   SUPERUSER_PASSWORD, REPLICATION_PASSWORD, FAX_PASSWORD
 #   ALLOW_NETWORK  the network the nodes and API hosts are in (127.0.0.1/32)
+#   SOCKET_DIR     where PostgreSQL puts its Unix socket (DATA_DIR's parent):
+#                  local commands reach it with `psql -h "$SOCKET_DIR" -p "$PG_PORT"`
 set -euo pipefail
 config=${1:?usage: patroni-node.sh CONFIG}
 : "${NODE_NAME:?}" "${NODE_HOST:?}" "${PG_PORT:?}" "${REST_PORT:?}" "${DATA_DIR:?}" "${ETCD_HOSTS:?}"
