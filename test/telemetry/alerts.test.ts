@@ -48,7 +48,7 @@ test("promtool: each rule fires where its test says and stays quiet where the me
 	const names = (await Bun.file(join(PROMETHEUS, "alerts.yml")).text()).match(/alert: \w+/g) ?? [];
 	const tested = await Bun.file(join(PROMETHEUS, "alerts.test.yml")).text();
 	for (const name of names) expect(tested).toContain(`alertname: ${name.slice("alert: ".length)}`);
-	expect(names.length).toBe(8);
+	expect(names.length).toBe(9);
 });
 
 test("the example Prometheus and Alertmanager configurations load", async () => {
@@ -86,7 +86,7 @@ test("every testfax_ metric the rules read is exposed by a running server", asyn
 		const metrics = await (await fetch(`${server.adminUrl}/metrics`)).text();
 		const exposed = exposedNames(metrics);
 		const used = await ruleMetricNames("testfax_");
-		expect(used.length).toBe(8);
+		expect(used.length).toBe(9);
 		for (const name of used) expect(exposed).toContain(name);
 		expect(metrics).toContain("testfax_held_requests_limit 7\n");
 		expect(metrics).toContain('testfax_receiver_queue_readable{receiver="hylafax"} 1\n');
