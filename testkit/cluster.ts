@@ -1,19 +1,40 @@
-import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
+// Three PostgreSQL 15 hosts under Patroni on one machine, as the operations
+// guide sets up three nodes ("Three nodes: Patroni, etcd, HAProxy"): each node a network namespace of
+// its own (testkit/netns.ts) with one etcd member (deploy/cluster/etcd.sh),
+// one Patroni node (deploy/cluster/patroni-node.sh) and one HAProxy leading
+// to the primary (deploy/cluster/haproxy-config.sh). Each namespace has the
+// ports to itself, so every node uses the same ones (PORTS). Needs root.
+import {
+	chmodSync,
+	chownSync,
+	copyFileSync,
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { PostgresDatabase } from "../lib/db/index.ts";
 import { childEnv } from "./child-env.ts";
-import { freePort } from "./ports.ts";
+import type { Host, Network } from "./netns.ts";
 import { asUser, tempDir } from "./postgres.ts";
+import { type CommandResult, outputOf, requireTool } from "./processes.ts";
 import { dieWithParent } from "./redis-server.ts";
 
 const DEPLOY = join(import.meta.dir, "../deploy/cluster");
 export const FAX_PASSWORD = "fax-test-password";
 const SUPERUSER_PASSWORD = "superuser-test-password";
+/** The ports every node listens on, in its own namespace. */
+export const PORTS = { postgres: 5432, patroni: 8008, etcdClient: 2379, etcdPeer: 2380, primary: 5000 };
+/** Patroni's ttl (deploy/cluster/patroni-node.sh): a primary silent this long is replaced. */
+export const TTL_SECONDS = 20;
 
 export interface ClusterNode {
 	name: string;
-	pgPort: number;
-	restPort: number;
+	host: Host;
+	address: string;
+	/** Its settings, logs and PostgreSQL socket; the postgres user's. */
+	dir: string;
 	dataDir: string;
 	/** Patroni's process; null while stopped. */
 	patroni: Bun.Subprocess | null;
@@ -24,58 +45,41 @@ export interface Member {
 	role: "leader" | "sync_standby" | "replica";
 	state: string;
 	lag?: number | string;
+	timeline?: number;
+}
+
+/** The nodes by role, while the cluster is whole. */
+export interface Roles {
+	leader: ClusterNode;
+	syncStandby: ClusterNode;
+	replica: ClusterNode;
 }
 
 export interface Cluster {
 	nodes: ClusterNode[];
-	/** The URL of the fax database through HAProxy: always the primary. */
-	primaryUrl: string;
+	/** The URL of the fax database through `via`'s HAProxy (node1's unless named): always the primary. */
+	primaryUrl(via?: ClusterNode): string;
 	/** The URL of the fax database on one node, whatever its role. */
 	nodeUrl(node: ClusterNode): string;
+	/** The members as the first node that answers sees them; [] when none does. */
 	members(): Promise<Member[]>;
+	/** Waits for a leader, a sync standby and a streaming replica, and names them. */
+	roles(): Promise<Roles>;
+	/**
+	 * The status of the node's WAL receiver (pg_stat_wal_receiver, asked as
+	 * the superuser over its socket): "streaming" on a standby that follows
+	 * the primary, "" on a primary or a server that does not answer.
+	 */
+	walReceiver(node: ClusterNode): string;
 	/** SIGKILL of the node's Patroni and of its PostgreSQL (the postmaster of postmaster.pid). */
-	kill(node: ClusterNode): void;
+	kill(node: ClusterNode): Promise<void>;
+	/** Stops the node's Patroni (SIGTERM), which stops its PostgreSQL first. */
+	stopNode(node: ClusterNode): Promise<void>;
 	/** Starts the node's Patroni again on its data folder. */
 	restart(node: ClusterNode): void;
+	/** `patronictl switchover` from `leader` to `candidate`, with its output. */
+	switchover(leader: ClusterNode, candidate: ClusterNode): Promise<CommandResult>;
 	stop(): Promise<void>;
-}
-
-function spawnPatroni(dir: string, node: ClusterNode, etcdHosts: string): Bun.Subprocess {
-	const env = {
-		NODE_NAME: node.name,
-		NODE_HOST: "127.0.0.1",
-		PG_PORT: String(node.pgPort),
-		REST_PORT: String(node.restPort),
-		DATA_DIR: node.dataDir,
-		ETCD_HOSTS: etcdHosts,
-		SUPERUSER_PASSWORD,
-		REPLICATION_PASSWORD: "replication-test-password",
-		FAX_PASSWORD,
-		SOCKET_DIR: dir,
-	};
-	const log = Bun.file(join(dir, `${node.name}.log`));
-	return Bun.spawn(
-		[...asUser, ...dieWithParent, join(dir, "patroni-node.sh"), join(dir, `${node.name}.yml`)],
-		{
-			// Patroni's Python children change into the directory they were started in.
-			cwd: dir,
-			env: childEnv(env),
-			stdin: "ignore",
-			stdout: log,
-			stderr: log,
-		},
-	);
-}
-
-async function members(restPort: number): Promise<Member[]> {
-	try {
-		const response = await fetch(`http://127.0.0.1:${restPort}/cluster`, {
-			signal: AbortSignal.timeout(1000),
-		});
-		return ((await response.json()) as { members: Member[] }).members;
-	} catch {
-		return [];
-	}
 }
 
 /** Polls `check` every 200 ms until it holds, or fails after `timeoutMs`. */
@@ -93,131 +97,163 @@ export async function until<T>(
 	}
 }
 
-async function startEtcd(dir: string): Promise<{ child: Bun.Subprocess; hosts: string }> {
-	const [client, peer] = [await freePort(), await freePort()];
+/** Runs `command` in `host`'s namespace, its output to `log`. */
+function spawnIn(
+	host: Host,
+	command: string[],
+	log: string,
+	options: { cwd?: string; env?: Record<string, string> } = {},
+) {
+	const file = Bun.file(log);
+	return Bun.spawn([...host.exec, ...command], {
+		cwd: options.cwd,
+		env: childEnv(options.env),
+		stdin: "ignore",
+		stdout: file,
+		stderr: file,
+	});
+}
+
+function spawnPatroni(node: ClusterNode, etcdHosts: string, network: Network): Bun.Subprocess {
 	const env = {
-		MEMBER_NAME: "etcd1",
-		MEMBER_DATA_DIR: join(dir, "etcd"),
-		CLIENT_URL: `http://127.0.0.1:${client}`,
-		PEER_URL: `http://127.0.0.1:${peer}`,
-		INITIAL_CLUSTER: `etcd1=http://127.0.0.1:${peer}`,
+		NODE_NAME: node.name,
+		NODE_HOST: node.address,
+		PG_PORT: String(PORTS.postgres),
+		REST_PORT: String(PORTS.patroni),
+		DATA_DIR: node.dataDir,
+		ETCD_HOSTS: etcdHosts,
+		SUPERUSER_PASSWORD,
+		REPLICATION_PASSWORD: "replication-test-password",
+		FAX_PASSWORD,
+		ALLOW_NETWORK: network.subnet,
+		CLUSTER_SCOPE: `testfax-${network.bridge}`,
 	};
-	const log = Bun.file(join(dir, "etcd.log"));
-	const child = Bun.spawn([...dieWithParent, join(DEPLOY, "etcd.sh")], {
-		env: childEnv(env),
-		stdout: log,
-		stderr: log,
+	// After the change of user, which clears a parent-death signal. Patroni's
+	// Python children change into the directory they were started in.
+	const command = [...asUser, ...dieWithParent, join(node.dir, "..", "patroni-node.sh")];
+	return spawnIn(node.host, [...command, join(node.dir, "patroni.yml")], join(node.dir, "patroni.log"), {
+		cwd: node.dir,
+		env,
 	});
-	await until(
-		"etcd",
-		async () => (await fetch(`http://127.0.0.1:${client}/health`).catch(() => null))?.ok,
-		30_000,
+}
+
+async function membersOf(node: ClusterNode): Promise<Member[]> {
+	try {
+		const response = await fetch(`http://${node.address}:${PORTS.patroni}/cluster`, {
+			signal: AbortSignal.timeout(1000),
+		});
+		return ((await response.json()) as { members: Member[] }).members;
+	} catch {
+		return [];
+	}
+}
+
+/** Three etcd members, one on each node, as one cluster; resolves once it has a quorum. */
+async function startEtcd(nodes: ClusterNode[], dir: string, token: string): Promise<Bun.Subprocess[]> {
+	const peer = (node: ClusterNode) => `http://${node.address}:${PORTS.etcdPeer}`;
+	const initial = nodes.map((node) => `etcd-${node.name}=${peer(node)}`).join(",");
+	const children = nodes.map((node) =>
+		spawnIn(node.host, [...dieWithParent, join(DEPLOY, "etcd.sh")], join(node.dir, "etcd.log"), {
+			env: {
+				MEMBER_NAME: `etcd-${node.name}`,
+				MEMBER_DATA_DIR: join(dir, `etcd-${node.name}`),
+				CLIENT_URL: `http://${node.address}:${PORTS.etcdClient}`,
+				PEER_URL: peer(node),
+				INITIAL_CLUSTER: initial,
+				CLUSTER_TOKEN: token,
+			},
+		}),
 	);
-	return { child, hosts: `127.0.0.1:${client}` };
+	for (const node of nodes) {
+		await until(
+			`etcd on ${node.name}`,
+			async () => {
+				const health = await fetch(`http://${node.address}:${PORTS.etcdClient}/health`).catch(() => null);
+				return health?.ok && ((await health.json()) as { health: string }).health === "true";
+			},
+			30_000,
+		);
+	}
+	return children;
 }
 
-async function startHaproxy(
-	dir: string,
-	nodes: ClusterNode[],
-): Promise<{ child: Bun.Subprocess; port: number }> {
-	const port = await freePort();
-	const NODES = nodes.map((node) => `${node.name}:127.0.0.1:${node.pgPort}:${node.restPort}`).join(" ");
+function startHaproxy(node: ClusterNode, nodes: ClusterNode[]): Bun.Subprocess {
+	const NODES = nodes
+		.map((other) => `${other.name}:${other.address}:${PORTS.postgres}:${PORTS.patroni}`)
+		.join(" ");
 	const config = Bun.spawnSync([join(DEPLOY, "haproxy-config.sh")], {
-		env: childEnv({ PRIMARY_PORT: String(port), NODES }),
+		env: childEnv({ LISTEN_HOST: node.address, PRIMARY_PORT: String(PORTS.primary), NODES }),
 	});
-	writeFileSync(join(dir, "haproxy.cfg"), config.stdout);
-	const child = Bun.spawn([...dieWithParent, "haproxy", "-f", join(dir, "haproxy.cfg"), "-db"], {
-		stdout: "ignore",
-		stderr: Bun.file(join(dir, "haproxy.log")),
-	});
-	return { child, port };
+	writeFileSync(join(node.dir, "haproxy.cfg"), config.stdout);
+	return spawnIn(
+		node.host,
+		[...dieWithParent, "haproxy", "-f", join(node.dir, "haproxy.cfg"), "-db"],
+		join(node.dir, "haproxy.log"),
+	);
 }
 
-async function stopChild(child: Bun.Subprocess): Promise<void> {
+/**
+ * One member at a time: stopped together, the leader spent 7 s trying to
+ * hand its leadership to members that were stopping; one by one, 0.2 s.
+ */
+async function stopEtcd(members: Bun.Subprocess[]): Promise<void> {
+	for (const member of members) await stopChild(member);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has ended. */
+async function stopChild(child: Bun.Subprocess | null, graceMs = 30_000): Promise<void> {
+	if (child === null) return;
 	child.kill("SIGTERM");
+	const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
 	await child.exited;
+	clearTimeout(timer);
 }
 
-function psql(dir: string, port: number, sql: string): void {
+/** Runs `sql` as the superuser over the node's socket (reachable while its network is cut); its output, unaligned. */
+function psql(node: ClusterNode, sql: string): string {
 	const result = Bun.spawnSync(
 		[
 			...asUser,
 			"/usr/lib/postgresql/15/bin/psql",
-			"-h",
-			dir,
-			"-p",
-			String(port),
-			"-U",
-			"postgres",
-			"-d",
-			"postgres",
-			"-qc",
-			sql,
+			...["-h", node.dir, "-p", String(PORTS.postgres), "-U", "postgres", "-d", "postgres", "-qAtc", sql],
 		],
-		{ cwd: dir, env: childEnv({}) },
+		{ cwd: node.dir, env: childEnv({}), stdout: "pipe", stderr: "pipe" },
 	);
 	if (result.exitCode !== 0) throw new Error(`psql: ${result.stderr.toString()}`);
+	return result.stdout.toString().trim();
 }
 
-/** What a start that failed half-way had started, to be stopped in reverse. */
-type Undo = (() => Promise<unknown>)[];
-
-async function stopPatroni(nodes: ClusterNode[]): Promise<void> {
-	for (const node of nodes) {
-		node.patroni?.kill("SIGTERM");
-		await node.patroni?.exited;
-	}
-}
-
-/**
- * The three nodes' Patroni started on free ports; resolves with the first
- * leader once all stream, and fails at once, with its log, when one exits.
- * The postgres user runs deploy/cluster/patroni-node.sh as copied into the
- * cluster's folder, from that folder: a checkout under /root (0700, as a CI
- * clone there was) is out of its reach, and every node then failed with
- * "Permission denied".
- */
-async function startNodes(
-	dir: string,
-	etcdHosts: string,
-	undo: Undo,
-): Promise<{ nodes: ClusterNode[]; leader: ClusterNode }> {
-	copyFileSync(join(DEPLOY, "patroni-node.sh"), join(dir, "patroni-node.sh"));
-	chmodSync(join(dir, "patroni-node.sh"), 0o755);
-	const nodes: ClusterNode[] = [];
-	for (const name of ["node1", "node2", "node3"]) {
-		nodes.push({
-			name,
-			pgPort: await freePort(),
-			restPort: await freePort(),
-			dataDir: join(dir, name),
-			patroni: null,
-		});
-	}
-	for (const node of nodes) node.patroni = spawnPatroni(dir, node, etcdHosts);
-	undo.push(() => stopPatroni(nodes));
-	const ready = (list: Member[]) =>
+/** A leader and two streaming standbys on its timeline, one of them synchronous. */
+export function whole(list: Member[]): boolean {
+	return (
 		list.length === 3 &&
 		list.some((m) => m.role === "leader" && m.state === "running") &&
-		list.some((m) => m.role === "sync_standby" && m.state === "running") &&
-		list.every((m) => m.state === "running" && (m.role === "leader" || typeof m.lag === "number"));
-	// Bootstrapping and two base backups took more than 90 s once on a loaded 2-core machine.
-	const first = await until(
-		"three nodes, a leader and two streaming standbys",
-		async () => {
-			const gone = nodes.find((node) => node.patroni !== null && node.patroni.exitCode !== null);
-			if (gone !== undefined) {
-				const log = readFileSync(join(dir, `${gone.name}.log`), "utf8");
-				throw new Error(`${gone.name}'s Patroni exited: ${log.trim().split("\n").slice(-3).join(" | ")}`);
-			}
-			const list = await members(nodes[0]?.restPort ?? 0);
-			return ready(list) ? list : null;
-		},
-		240_000,
+		list.some((m) => m.role === "sync_standby") &&
+		list.every((m) => m.role === "leader" || follows(m, list))
 	);
-	const leader = nodes.find((node) => node.name === first.find((m) => m.role === "leader")?.name);
-	if (leader === undefined) throw new Error("no leader among the nodes");
-	return { nodes, leader };
+}
+
+/** A standby that Patroni sees running with a known lag. */
+export const streams = (m: Member | undefined): boolean =>
+	m !== undefined &&
+	m.role !== "leader" &&
+	(m.state === "streaming" || m.state === "running") &&
+	typeof m.lag === "number";
+
+/**
+ * A standby that streams on the leader's timeline. An old primary back from
+ * a cut first runs on its own old timeline, then Patroni stops it for
+ * pg_rewind: running alone is not yet following.
+ */
+export const follows = (m: Member | undefined, list: Member[]): boolean =>
+	streams(m) && m?.timeline === list.find((other) => other.role === "leader")?.timeline;
+
+/** Fails at once, with the end of its log, when a node's Patroni has exited. */
+function checkPatroniAlive(nodes: ClusterNode[]): void {
+	const gone = nodes.find((node) => node.patroni !== null && node.patroni.exitCode !== null);
+	if (gone === undefined) return;
+	const log = readFileSync(join(gone.dir, "patroni.log"), "utf8");
+	throw new Error(`${gone.name}'s Patroni exited: ${log.trim().split("\n").slice(-3).join(" | ")}`);
 }
 
 /** Runs `check` on a new connection to `url`; false when it cannot connect or fails. */
@@ -240,7 +276,7 @@ function probe(url: string, check: (db: PostgresDatabase) => boolean): boolean {
 async function untilOnlyPrimary(url: string): Promise<void> {
 	let onPrimary = 0;
 	await until(
-		"HAProxy leading to the primary only",
+		`HAProxy (${url.replace(/:[^:@]*@/, "@")}) leading to the primary only`,
 		async () => {
 			const primary = probe(
 				url,
@@ -253,62 +289,195 @@ async function untilOnlyPrimary(url: string): Promise<void> {
 	);
 }
 
+/** The three nodes' folders under `dir`, each the postgres user's, and patroni-node.sh beside them. */
+function nodesIn(dir: string, network: Network): ClusterNode[] {
+	// The postgres user runs patroni-node.sh as copied here: a checkout under
+	// /root (0700, as a CI clone there was) is out of its reach.
+	copyFileSync(join(DEPLOY, "patroni-node.sh"), join(dir, "patroni-node.sh"));
+	chmodSync(join(dir, "patroni-node.sh"), 0o755);
+	const postgres = Number(Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString());
+	return network.hosts.map((host) => {
+		const nodeDir = join(dir, host.name);
+		mkdirSync(nodeDir);
+		if (asUser.length > 0) chownSync(nodeDir, postgres, -1);
+		// The socket goes in the data folder's parent: one folder a node, since all use one port.
+		return {
+			name: host.name,
+			host,
+			address: host.address,
+			dir: nodeDir,
+			dataDir: join(nodeDir, "data"),
+			patroni: null,
+		};
+	});
+}
+
+/** What a start that failed half-way had started, to be stopped in reverse. */
+type Undo = (() => Promise<unknown>)[];
+
 /**
- * Three PostgreSQL 15 nodes under Patroni (deploy/cluster/patroni-node.sh),
- * one etcd member (deploy/cluster/etcd.sh), HAProxy in front
- * (deploy/cluster/haproxy-config.sh), all on free loopback ports; the fax
- * database `faxes` owned by `testfax`, with its schema.
+ * The cluster on `network`: etcd, the three Patroni nodes (resolving once a
+ * leader and two streaming standbys run; bootstrapping and two base backups
+ * took more than 90 s once on a loaded 2-core machine), the fax database
+ * `faxes` owned by `testfax`, and each node's HAProxy leading to the primary.
+ * Whatever it started is stopped again when a step fails.
  */
-export async function startCluster(): Promise<Cluster> {
+export async function startCluster(network: Network): Promise<Cluster> {
+	for (const tool of ["etcd", "patroni", "haproxy"]) requireTool(tool);
 	const dir = tempDir();
-	const undo: Undo = [];
+	const undo: Undo = [async () => Bun.spawnSync(["rm", "-rf", dir])];
 	try {
-		return await clusterIn(dir, undo);
+		return await clusterIn(dir, network, undo);
 	} catch (error) {
 		for (const step of undo.reverse()) await step();
-		Bun.spawnSync(["rm", "-rf", dir]);
 		throw error;
 	}
 }
 
-async function clusterIn(dir: string, undo: Undo): Promise<Cluster> {
-	const etcd = await startEtcd(dir);
-	undo.push(() => stopChild(etcd.child));
-	const { nodes, leader } = await startNodes(dir, etcd.hosts, undo);
-	psql(dir, leader.pgPort, "CREATE DATABASE faxes OWNER testfax");
-	const haproxy = await startHaproxy(dir, nodes);
-	undo.push(() => stopChild(haproxy.child));
-	const url = (port: number) => `postgres://testfax:${FAX_PASSWORD}@127.0.0.1:${port}/faxes`;
-	await untilOnlyPrimary(url(haproxy.port));
+async function clusterIn(dir: string, network: Network, undo: Undo): Promise<Cluster> {
+	const nodes = nodesIn(dir, network);
+	const etcd = await startEtcd(nodes, dir, `testfax-${network.bridge}`).catch((error) => {
+		throw new Error(`${error} (${readFileSync(join(nodes[0]?.dir ?? "", "etcd.log"), "utf8").slice(-300)})`);
+	});
+	undo.push(() => stopEtcd(etcd));
+	const etcdHosts = nodes.map((node) => `${node.address}:${PORTS.etcdClient}`).join(",");
+	for (const node of nodes) node.patroni = spawnPatroni(node, etcdHosts, network);
+	undo.push(() => Promise.all(nodes.map(stopPatroni)));
+	const members = async () => {
+		for (const node of nodes) {
+			const list = await membersOf(node);
+			if (list.length > 0) return list;
+		}
+		return [];
+	};
+	const first = await until(
+		"three nodes, a leader and two streaming standbys",
+		async () => {
+			checkPatroniAlive(nodes);
+			const list = await members();
+			return whole(list) ? list : null;
+		},
+		240_000,
+	);
+	const leader = nodes.find((node) => node.name === first.find((m) => m.role === "leader")?.name);
+	psql(leader as ClusterNode, "CREATE DATABASE faxes OWNER testfax");
+	const haproxies = nodes.map((node) => startHaproxy(node, nodes));
+	undo.push(() => Promise.all(haproxies.map((child) => stopChild(child))));
+	return clusterOf(nodes, { etcd, etcdHosts, haproxies, members, network, dir });
+}
+
+interface Started {
+	etcd: Bun.Subprocess[];
+	etcdHosts: string;
+	haproxies: Bun.Subprocess[];
+	members: () => Promise<Member[]>;
+	network: Network;
+	dir: string;
+}
+
+async function clusterOf(nodes: ClusterNode[], started: Started): Promise<Cluster> {
+	const url = (address: string, port: number) =>
+		`postgres://testfax:${FAX_PASSWORD}@${address}:${port}/faxes`;
+	await Promise.all(nodes.map((node) => untilOnlyPrimary(url(node.address, PORTS.primary))));
 	// Each standby has the database once it has replayed its creation.
 	for (const node of nodes) {
 		await until(
 			`the fax database on ${node.name}`,
-			async () => probe(url(node.pgPort), (db) => db.run("SELECT 1 AS ok").rows.length === 1),
+			async () =>
+				probe(url(node.address, PORTS.postgres), (db) => db.run("SELECT 1 AS ok").rows.length === 1),
 			60_000,
 		);
 	}
-	const alive = () => nodes.find((node) => node.patroni !== null);
+	const byName = (list: Member[], role: Member["role"]) =>
+		nodes.find((node) => node.name === list.find((m) => m.role === role)?.name);
 	return {
 		nodes,
-		primaryUrl: url(haproxy.port),
-		nodeUrl: (node) => url(node.pgPort),
-		members: async () => members(alive()?.restPort ?? 0),
-		kill(node) {
-			node.patroni?.kill("SIGKILL");
-			node.patroni = null;
-			const postmaster = Number(readFileSync(join(node.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-			process.kill(postmaster, "SIGKILL");
+		primaryUrl: (via = nodes[0] as ClusterNode) => url(via.address, PORTS.primary),
+		nodeUrl: (node) => url(node.address, PORTS.postgres),
+		members: started.members,
+		async roles() {
+			const list = await until("a whole cluster", async () => {
+				const list = await started.members();
+				return whole(list) ? list : null;
+			});
+			const [leader, syncStandby] = [byName(list, "leader"), byName(list, "sync_standby")];
+			const replica = nodes.find((node) => node !== leader && node !== syncStandby);
+			return { leader, syncStandby, replica } as Roles;
 		},
+		walReceiver(node) {
+			try {
+				return psql(node, "SELECT status FROM pg_stat_wal_receiver");
+			} catch {
+				return "";
+			}
+		},
+		kill: (node) => killNode(node),
+		stopNode: stopPatroni,
 		restart(node) {
-			node.patroni = spawnPatroni(dir, node, etcd.hosts);
+			node.patroni = spawnPatroni(node, started.etcdHosts, started.network);
 		},
-		async stop() {
-			haproxy.child.kill("SIGTERM");
-			await stopPatroni(nodes);
-			etcd.child.kill("SIGTERM");
-			await Promise.all([haproxy.child.exited, etcd.child.exited]);
-			Bun.spawnSync(["rm", "-rf", dir]);
-		},
+		switchover: (leader, candidate) => switchover(leader, candidate),
+		stop: () => stopCluster(nodes, started),
 	};
+}
+
+/**
+ * SIGKILL of Patroni, then of its postmaster. The postmaster was Patroni's
+ * child: orphaned, it is reaped by the machine's init (`ip netns exec` forks
+ * no reaper of its own). Until it is reaped its pid stays taken, and a new
+ * postmaster takes the pid in postmaster.pid for a live server and refuses
+ * to start, so this waits for that first.
+ */
+async function killNode(node: ClusterNode): Promise<void> {
+	const postmaster = Number(readFileSync(join(node.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+	node.patroni?.kill("SIGKILL");
+	await node.patroni?.exited;
+	node.patroni = null;
+	process.kill(postmaster, "SIGKILL");
+	await until(
+		`the killed postmaster ${postmaster} reaped (this machine's init, PID 1, reaps orphans)`,
+		async () => !existsSync(`/proc/${postmaster}`),
+		30_000,
+	);
+}
+
+/**
+ * Stops the node's Patroni, which stops its PostgreSQL first; a postmaster
+ * still running after that (Patroni killed at the end of its grace) is
+ * killed too, so that nothing of the test's is left.
+ */
+async function stopPatroni(node: ClusterNode): Promise<void> {
+	await stopChild(node.patroni);
+	node.patroni = null;
+	const pidFile = join(node.dataDir, "postmaster.pid");
+	const postmaster = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : 0;
+	// A stale file (a killed server's) may name a pid reused since.
+	if (postmaster > 0 && commOf(postmaster) === "postgres") process.kill(postmaster, "SIGKILL");
+}
+
+function commOf(pid: number): string {
+	try {
+		return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+	} catch {
+		return "";
+	}
+}
+
+async function switchover(leader: ClusterNode, candidate: ClusterNode): Promise<CommandResult> {
+	const child = Bun.spawn(
+		[
+			"patronictl",
+			...["-c", join(leader.dir, "patroni.yml"), "switchover"],
+			...["--leader", leader.name, "--candidate", candidate.name, "--force"],
+		],
+		{ env: childEnv({}), stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+	);
+	return outputOf(child);
+}
+
+async function stopCluster(nodes: ClusterNode[], started: Started): Promise<void> {
+	await Promise.all(started.haproxies.map((child) => stopChild(child)));
+	await Promise.all(nodes.map(stopPatroni));
+	await stopEtcd(started.etcd);
+	Bun.spawnSync(["rm", "-rf", started.dir]);
 }

@@ -1,7 +1,7 @@
 import { workerData } from "node:worker_threads";
 import { SQL } from "bun";
 import type { BridgeReply, BridgeRequest, BridgeSetup } from "./bridge-protocol.ts";
-import { asPostgresError } from "./errors.ts";
+import { asPostgresError, CONNECT_TIMEOUT_SECONDS } from "./errors.ts";
 
 // PostgreSQL's type oid of int8: Bun.SQL gives it as a string, the store's
 // numbers (ids, Unix seconds, counts) are well inside 2^53.
@@ -10,7 +10,7 @@ const INT8 = 20;
 const { url, flag, port } = workerData as BridgeSetup;
 // One connection: the calling thread waits for each answer, so statements run
 // one at a time in its order, and BEGIN ... COMMIT span the calls between.
-const sql = new SQL(url, { max: 1, idleTimeout: 0, connectionTimeout: 10 });
+const sql = new SQL(url, { max: 1, idleTimeout: 0, connectionTimeout: CONNECT_TIMEOUT_SECONDS });
 
 type Result = Record<string, unknown>[] & {
 	count: number | null;

@@ -1,6 +1,6 @@
 import { SQL } from "bun";
 import type { CommitWatch } from "../commit-watch.ts";
-import { asPostgresError, PostgresError } from "./errors.ts";
+import { asPostgresError, CONNECT_TIMEOUT_SECONDS, PostgresError } from "./errors.ts";
 
 /**
  * On a hot standby, a request is answered with a commit count read at most
@@ -43,7 +43,7 @@ export class PostgresCommitWatch implements CommitWatch {
 
 	/** `first`: the position read by the caller just now, before anything it answers from. */
 	constructor(url: string, first: CommitPosition) {
-		this.#sql = new SQL(url, { max: 1, idleTimeout: 0, connectionTimeout: 10 });
+		this.#sql = new SQL(url, { max: 1, idleTimeout: 0, connectionTimeout: CONNECT_TIMEOUT_SECONDS });
 		this.#position = first;
 		this.#readAt = performance.now();
 	}

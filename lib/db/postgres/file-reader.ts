@@ -1,5 +1,5 @@
 import { SQL } from "bun";
-import { asPostgresError } from "./errors.ts";
+import { asPostgresError, CONNECT_TIMEOUT_SECONDS } from "./errors.ts";
 
 // Downloads from the database share this many connections of their own.
 const CONNECTIONS = 2;
@@ -19,7 +19,11 @@ export class FileReader {
 	readonly #sql: SQL;
 
 	constructor(url: string) {
-		this.#sql = new SQL(url, { max: CONNECTIONS, idleTimeout: 60, connectionTimeout: 10 });
+		this.#sql = new SQL(url, {
+			max: CONNECTIONS,
+			idleTimeout: 60,
+			connectionTimeout: CONNECT_TIMEOUT_SECONDS,
+		});
 	}
 
 	async slice(slug: string, kind: keyof typeof SLICE_SQL, offset: number, length: number) {

@@ -1,0 +1,193 @@
+// The whole site of the cluster tests on one machine: the three nodes of
+// testkit/cluster.ts, each with an API instance in its namespace whose
+// DATABASE_URL names its own node's PostgreSQL, one Redis for the shared
+// count in the root namespace (on the bridge), and the public HAProxy in
+// the root namespace in front of the three instances
+// (deploy/cluster/front-haproxy-config.sh). Needs root.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { FaxStore, openEngine } from "../lib/db/index.ts";
+import { childEnv, realClockEnv } from "./child-env.ts";
+import { type Cluster, type ClusterNode, startCluster, until } from "./cluster.ts";
+import { makeNetwork, type Network } from "./netns.ts";
+import { freePort } from "./ports.ts";
+import { requireTool } from "./processes.ts";
+import { dieWithParent } from "./redis-server.ts";
+import { pings } from "./redis-topology.ts";
+import { startServerProcess } from "./server-process.ts";
+
+const FRONT_CONFIG = join(import.meta.dir, "../deploy/cluster/front-haproxy-config.sh");
+/** The ports of each node's API instance, in its namespace. */
+export const API_PORTS = { public: 3000, admin: 3001 };
+
+export interface Instance {
+	node: ClusterNode;
+	/** Its public listener, on its node's address. */
+	url: string;
+	adminUrl: string;
+	child: Bun.Subprocess;
+	/** Its log (standard output): a line a request. */
+	log: string;
+}
+
+export interface Site {
+	network: Network;
+	cluster: Cluster;
+	instances: Instance[];
+	/** The public address: the front HAProxy, on loopback. */
+	publicUrl: string;
+	/** The front HAProxy's log: a line a request, and each instance's going down and up. */
+	frontLog: string;
+	/** The environment of `fax ingest` on `via`: through its node's HAProxy to the primary. */
+	ingestEnv(via: ClusterNode): Record<string, string>;
+	/** The STORAGE_DIR of `fax ingest`: the only disk that has the faxes' files. */
+	ingestStorage: string;
+	stop(): Promise<void>;
+}
+
+/** Runs every step, even past a failing one, then fails naming each that failed. */
+async function runAll(what: string, steps: (() => unknown)[]): Promise<void> {
+	const failed: string[] = [];
+	for (const step of steps) {
+		try {
+			await step();
+		} catch (error) {
+			failed.push(String(error));
+		}
+	}
+	if (failed.length > 0) throw new Error(`${what}: ${failed.join("; ")}`);
+}
+
+async function stopChild(child: Bun.Subprocess): Promise<void> {
+	child.kill("SIGTERM");
+	await child.exited;
+}
+
+/** A redis-server without persistence on the root namespace's address on the bridge. */
+async function startRedis(network: Network, dir: string): Promise<{ child: Bun.Subprocess; url: string }> {
+	requireTool("redis-server");
+	const port = await freePort();
+	const log = Bun.file(join(dir, "redis.log"));
+	const child = Bun.spawn(
+		[
+			...dieWithParent,
+			"redis-server",
+			...["--port", String(port), "--bind", network.gateway, "--save", "", "--appendonly", "no"],
+			// Without a password, Redis 7 closes every connection that is not
+			// from loopback ("protected mode"); the nodes are on the bridge.
+			...["--protected-mode", "no"],
+		],
+		{ env: realClockEnv(), stdin: "ignore", stdout: log, stderr: log },
+	);
+	await until("Redis", () => pings({ host: network.gateway, port }).catch(() => false), 10_000);
+	return { child, url: `redis://${network.gateway}:${port}` };
+}
+
+async function startInstance(
+	node: ClusterNode,
+	cluster: Cluster,
+	site: { dir: string; redisUrl: string; network: Network },
+): Promise<Instance> {
+	const env = {
+		DATABASE_URL: cluster.nodeUrl(node),
+		DATABASE_PATH: join(site.dir, `unused-${node.name}.sqlite`),
+		STORAGE_DIR: join(site.dir, `storage-${node.name}`),
+		SEED_DEMO: "0",
+		PURGE_INTERVAL: "0",
+		REDIS_URL: site.redisUrl,
+		RATE_LIMIT_PER_MINUTE: "1000000",
+		// The front HAProxy reaches the nodes from the root namespace's address.
+		TRUST_PROXY: site.network.gateway,
+		HOST: node.address,
+		PORT: String(API_PORTS.public),
+		ADMIN_HOST: node.address,
+		ADMIN_PORT: String(API_PORTS.admin),
+	};
+	const log = join(site.dir, `api-${node.name}.log`);
+	const server = await startServerProcess(env, {
+		wrapper: [...node.host.exec, ...dieWithParent],
+		logFile: log,
+	});
+	return { node, url: server.url, adminUrl: server.adminUrl, child: server.child, log };
+}
+
+async function startFront(instances: Instance[], dir: string) {
+	requireTool("haproxy");
+	const port = await freePort();
+	const INSTANCES = instances
+		.map(({ node }) => `${node.name}:${node.address}:${API_PORTS.public}:${API_PORTS.admin}`)
+		.join(" ");
+	const config = Bun.spawnSync([FRONT_CONFIG], {
+		env: childEnv({ LISTEN_HOST: "127.0.0.1", PUBLIC_PORT: String(port), INSTANCES }),
+		stderr: "pipe",
+	});
+	if (config.exitCode !== 0) throw new Error(`front-haproxy-config.sh: ${config.stderr.toString()}`);
+	writeFileSync(join(dir, "front-haproxy.cfg"), config.stdout);
+	const log = join(dir, "front-haproxy.log");
+	const child = Bun.spawn([...dieWithParent, "haproxy", "-f", join(dir, "front-haproxy.cfg"), "-db"], {
+		stdin: "ignore",
+		stdout: Bun.file(log),
+		stderr: Bun.file(join(dir, "front-haproxy.err")),
+	});
+	const url = `http://127.0.0.1:${port}`;
+	try {
+		await until(
+			"the public address",
+			async () => (await fetch(`${url}/api/faxes`).catch(() => null))?.ok,
+			10_000,
+		);
+	} catch (error) {
+		await stopChild(child);
+		throw new Error(`${error}: ${await Bun.file(join(dir, "front-haproxy.err")).text()}`);
+	}
+	return { child, url, log };
+}
+
+type Undo = (() => unknown)[];
+
+/**
+ * The site, its logs and each instance's storage in `dir`: network, cluster,
+ * the schema (made through the primary: the instances on the standbys could
+ * not), Redis, the instances, the front HAProxy. A start that fails stops
+ * what it had started and removes the network again.
+ */
+export async function startSite(dir: string): Promise<Site> {
+	const network = makeNetwork();
+	const undo: Undo = [() => network.remove()];
+	try {
+		const cluster = await startCluster(network);
+		undo.push(() => cluster.stop());
+		new FaxStore(
+			await openEngine({ databasePath: "", databaseUrl: cluster.primaryUrl(), busyTimeoutMs: 5000 }),
+		).close();
+		const redis = await startRedis(network, dir);
+		undo.push(() => stopChild(redis.child));
+		const instances: Instance[] = [];
+		for (const node of cluster.nodes) {
+			const instance = await startInstance(node, cluster, { dir, redisUrl: redis.url, network });
+			instances.push(instance);
+			undo.push(() => stopChild(instance.child));
+		}
+		const front = await startFront(instances, dir);
+		undo.push(() => stopChild(front.child));
+		return {
+			network,
+			cluster,
+			instances,
+			publicUrl: front.url,
+			frontLog: front.log,
+			ingestStorage: join(dir, "storage-ingest"),
+			ingestEnv: (via) => ({
+				DATABASE_URL: cluster.primaryUrl(via),
+				DATABASE_PATH: join(dir, "unused-ingest.sqlite"),
+				STORAGE_DIR: join(dir, "storage-ingest"),
+				SEED_DEMO: "0",
+				BUSY_TIMEOUT_MS: "5000",
+			}),
+			stop: () => runAll("stopping the cluster site", [...undo].reverse()),
+		};
+	} catch (error) {
+		await runAll("undoing a failed start", undo.reverse()).catch((undoError) => console.error(undoError));
+		throw error;
+	}
+}
