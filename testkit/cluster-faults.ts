@@ -469,7 +469,24 @@ export const switchover: Fault = {
 	}),
 };
 
-export const FAULTS = [killPrimary, partitionPrimary, stopStandbys, switchover];
+/**
+ * The host of the standby that is not synchronous lost with its data, then
+ * replaced as the runbook says (Cluster.replaceHost): writes go on, and the
+ * new host clones the leader and streams.
+ */
+export const replaceStandbyHost: Fault = {
+	name: "standby host replaced",
+	plan: (site, { leader, replica }) => ({
+		via: leader,
+		async act() {
+			const lost = now();
+			await site.cluster.replaceHost(replica);
+			return { inForce: [lost, now()], back: [replica] };
+		},
+	}),
+};
+
+export const FAULTS = [killPrimary, partitionPrimary, stopStandbys, switchover, replaceStandbyHost];
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const signed = (ms: number) => `${ms < 0 ? "-" : "+"}${seconds(Math.abs(ms))}`;

@@ -11,6 +11,7 @@ import {
 	existsSync,
 	mkdirSync,
 	readFileSync,
+	rmSync,
 	writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -77,6 +78,8 @@ export interface Cluster {
 	stopNode(node: ClusterNode): Promise<void>;
 	/** Starts the node's Patroni again on its data folder. */
 	restart(node: ClusterNode): void;
+	/** The node's host lost with its data and replaced (replaceHost); resolves once its Patroni is started. */
+	replaceHost(node: ClusterNode): Promise<void>;
 	/** `patronictl switchover` from `leader` to `candidate`, with its output. */
 	switchover(leader: ClusterNode, candidate: ClusterNode): Promise<CommandResult>;
 	stop(): Promise<void>;
@@ -148,32 +151,46 @@ async function membersOf(node: ClusterNode): Promise<Member[]> {
 	}
 }
 
-/** Three etcd members, one on each node, as one cluster; resolves once it has a quorum. */
-async function startEtcd(nodes: ClusterNode[], dir: string, token: string): Promise<Bun.Subprocess[]> {
-	const peer = (node: ClusterNode) => `http://${node.address}:${PORTS.etcdPeer}`;
-	const initial = nodes.map((node) => `etcd-${node.name}=${peer(node)}`).join(",");
-	const children = nodes.map((node) =>
-		spawnIn(node.host, [...dieWithParent, join(DEPLOY, "etcd.sh")], join(node.dir, "etcd.log"), {
-			env: {
-				MEMBER_NAME: `etcd-${node.name}`,
-				MEMBER_DATA_DIR: join(dir, `etcd-${node.name}`),
-				CLIENT_URL: `http://${node.address}:${PORTS.etcdClient}`,
-				PEER_URL: peer(node),
-				INITIAL_CLUSTER: initial,
-				CLUSTER_TOKEN: token,
-			},
-		}),
+interface EtcdCluster {
+	dir: string;
+	token: string;
+	/** name=peer_url of every member. */
+	initial: string;
+}
+
+const peerUrl = (node: ClusterNode) => `http://${node.address}:${PORTS.etcdPeer}`;
+const clientUrl = (node: ClusterNode) => `http://${node.address}:${PORTS.etcdClient}`;
+
+/** The node's etcd member, by deploy/cluster/etcd.sh: `state` new with the others, existing when it joins them. */
+function spawnEtcd(node: ClusterNode, etcd: EtcdCluster, state: "new" | "existing"): Bun.Subprocess {
+	return spawnIn(node.host, [...dieWithParent, join(DEPLOY, "etcd.sh")], join(node.dir, "etcd.log"), {
+		env: {
+			MEMBER_NAME: `etcd-${node.name}`,
+			MEMBER_DATA_DIR: join(etcd.dir, `etcd-${node.name}`),
+			CLIENT_URL: clientUrl(node),
+			PEER_URL: peerUrl(node),
+			INITIAL_CLUSTER: etcd.initial,
+			INITIAL_CLUSTER_STATE: state,
+			CLUSTER_TOKEN: etcd.token,
+		},
+	});
+}
+
+async function untilEtcdHealthy(node: ClusterNode): Promise<void> {
+	await until(
+		`etcd on ${node.name}`,
+		async () => {
+			const health = await fetch(`${clientUrl(node)}/health`).catch(() => null);
+			return health?.ok && ((await health.json()) as { health: string }).health === "true";
+		},
+		30_000,
 	);
-	for (const node of nodes) {
-		await until(
-			`etcd on ${node.name}`,
-			async () => {
-				const health = await fetch(`http://${node.address}:${PORTS.etcdClient}/health`).catch(() => null);
-				return health?.ok && ((await health.json()) as { health: string }).health === "true";
-			},
-			30_000,
-		);
-	}
+}
+
+/** Three etcd members, one on each node, as one cluster; resolves once it has a quorum. */
+async function startEtcd(nodes: ClusterNode[], etcd: EtcdCluster): Promise<Bun.Subprocess[]> {
+	const children = nodes.map((node) => spawnEtcd(node, etcd, "new"));
+	for (const node of nodes) await untilEtcdHealthy(node);
 	return children;
 }
 
@@ -336,7 +353,12 @@ export async function startCluster(network: Network): Promise<Cluster> {
 
 async function clusterIn(dir: string, network: Network, undo: Undo): Promise<Cluster> {
 	const nodes = nodesIn(dir, network);
-	const etcd = await startEtcd(nodes, dir, `testfax-${network.bridge}`).catch((error) => {
+	const etcdCluster = {
+		dir,
+		token: `testfax-${network.bridge}`,
+		initial: nodes.map((node) => `etcd-${node.name}=${peerUrl(node)}`).join(","),
+	};
+	const etcd = await startEtcd(nodes, etcdCluster).catch((error) => {
 		throw new Error(`${error} (${readFileSync(join(nodes[0]?.dir ?? "", "etcd.log"), "utf8").slice(-300)})`);
 	});
 	undo.push(() => stopEtcd(etcd));
@@ -363,11 +385,12 @@ async function clusterIn(dir: string, network: Network, undo: Undo): Promise<Clu
 	psql(leader as ClusterNode, "CREATE DATABASE faxes OWNER testfax");
 	const haproxies = nodes.map((node) => startHaproxy(node, nodes));
 	undo.push(() => Promise.all(haproxies.map((child) => stopChild(child))));
-	return clusterOf(nodes, { etcd, etcdHosts, haproxies, members, network, dir });
+	return clusterOf(nodes, { etcd, etcdCluster, etcdHosts, haproxies, members, network, dir });
 }
 
 interface Started {
 	etcd: Bun.Subprocess[];
+	etcdCluster: EtcdCluster;
 	etcdHosts: string;
 	haproxies: Bun.Subprocess[];
 	members: () => Promise<Member[]>;
@@ -417,8 +440,42 @@ async function clusterOf(nodes: ClusterNode[], started: Started): Promise<Cluste
 			node.patroni = spawnPatroni(node, started.etcdHosts, started.network);
 		},
 		switchover: (leader, candidate) => switchover(leader, candidate),
+		replaceHost: (node) => replaceHost(nodes, node, started),
 		stop: () => stopCluster(nodes, started),
 	};
+}
+
+/**
+ * The node's host lost and replaced, as docs/operations/cluster.md,
+ * "Replacing a failed node", says: its Patroni, PostgreSQL and etcd member
+ * killed and their data gone; then its etcd member replaced
+ * (etcd-replace-member.sh, through a surviving member) and started as
+ * joining, and Patroni started on an empty data folder, which it clones from
+ * the leader.
+ */
+async function replaceHost(nodes: ClusterNode[], node: ClusterNode, started: Started): Promise<void> {
+	const index = nodes.indexOf(node);
+	await killNode(node);
+	started.etcd[index]?.kill("SIGKILL");
+	await started.etcd[index]?.exited;
+	rmSync(node.dataDir, { recursive: true, force: true });
+	rmSync(join(started.etcdCluster.dir, `etcd-${node.name}`), { recursive: true, force: true });
+	const survivor = nodes.find((other) => other !== node) as ClusterNode;
+	// The lost member may have led etcd: the two left elect another first.
+	await untilEtcdHealthy(survivor);
+	const replaced = Bun.spawnSync([join(DEPLOY, "etcd-replace-member.sh")], {
+		env: childEnv({
+			ENDPOINTS: clientUrl(survivor),
+			MEMBER_NAME: `etcd-${node.name}`,
+			PEER_URL: peerUrl(node),
+		}),
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	if (replaced.exitCode !== 0) throw new Error(`etcd-replace-member.sh: ${replaced.stderr}`);
+	started.etcd[index] = spawnEtcd(node, started.etcdCluster, "existing");
+	await untilEtcdHealthy(node);
+	node.patroni = spawnPatroni(node, started.etcdHosts, started.network);
 }
 
 /**

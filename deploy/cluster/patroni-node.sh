@@ -81,6 +81,10 @@ postgresql:
       password: ${SUPERUSER_PASSWORD}
   parameters:
     unix_socket_directories: ${socket_dir}
+  # A new or replaced node's clone starts at once instead of after the
+  # leader's next spread checkpoint (90 s and more when it was tried).
+  basebackup:
+    - checkpoint: fast
 tags:
   nofailover: false
   noloadbalance: false

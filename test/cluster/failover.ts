@@ -3,7 +3,7 @@
 // (PostgreSQL 15), an HAProxy to the primary and an API instance reading
 // its own node's PostgreSQL; one Redis for the count; the public HAProxy
 // (deploy/cluster/front-haproxy-config.sh) in front of the instances. Four
-// faults in turn, each under a `fax ingest` every second (through a node's
+// faults in turn (and a replaced host), each under a `fax ingest` every second (through a node's
 // HAProxy, each fax handed over again until acknowledged) and readers of
 // GET /api/faxes?limit=100 through the public address
 // (testkit/cluster-faults.ts): the primary SIGKILLed, the primary cut off
@@ -24,6 +24,7 @@ import {
 	type FaultRun,
 	killPrimary,
 	partitionPrimary,
+	replaceStandbyHost,
 	runFault,
 	STANDBYS_AWAY_MS,
 	servedFiles,
@@ -159,4 +160,11 @@ test("a switchover: refused to the standby that is not synchronous, done to the 
 	const answer = result.refusal?.stdout.split("\n").find((line) => line.startsWith("Switchover failed"));
 	expect(answer).toBe("Switchover failed, details: 412, candidate name does not match with sync_standby");
 	await expectRecovered(result, 15_000);
+}, 400_000);
+
+test("a standby's host lost with its data and replaced as the runbook says: writes go on, the new host clones and streams", async () => {
+	const result = await run(replaceStandbyHost, "+15550100005");
+	// The primary and its sync standby never stopped: a write waits for nothing more than usual.
+	await expectRecovered(result, 10_000);
+	expect(result.failedAttempts).toEqual([]);
 }, 400_000);
