@@ -34,11 +34,6 @@ export class DatabaseHealth {
 		this.#monotonic = monotonic;
 	}
 
-	/** Null while the database answers. */
-	get trouble(): DatabaseTrouble | null {
-		return this.#trouble;
-	}
-
 	/** Failures counted since start, by trouble. */
 	failures(trouble: DatabaseTrouble): number {
 		return this.#failures.get(trouble) ?? 0;
@@ -62,6 +57,8 @@ export class DatabaseHealth {
 	/** The database answered a read (a probe): the trouble "unavailable" ends here, in one line. */
 	answered(): void {
 		if (this.#trouble === "unavailable") this.#back();
+		// Read-only: reads answer, so asking on tells nothing more; the purge's next write will.
+		else this.#stopRecheck();
 	}
 
 	/** The database took a write (the purge): any trouble ends here, in one line. */
@@ -73,13 +70,17 @@ export class DatabaseHealth {
 		const seconds = Math.round((this.#monotonic() - this.#since) / 100) / 10;
 		this.#logger.info({ database: "ok", after_s: seconds, was: this.#trouble }, "database answers again");
 		this.#trouble = null;
-		clearInterval(this.#recheck);
-		this.#recheck = undefined;
+		this.#stopRecheck();
 	}
 
 	/** Stops asking the database (the instance is stopping). */
 	close(): void {
+		this.#stopRecheck();
+	}
+
+	#stopRecheck(): void {
 		clearInterval(this.#recheck);
+		this.#recheck = undefined;
 	}
 
 	#recheckUntilBack(): void {
