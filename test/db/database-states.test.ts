@@ -45,7 +45,8 @@ test("PostgreSQL stopped under an instance: 503s, one line when it goes and one 
 	expect(statuses).toEqual(Array.from({ length: 20 }, () => 503));
 	const ready = await server.admin("/readyz");
 	expect([ready.status, ((await ready.json()) as { status: string }).status]).toEqual([503, "unready"]);
-	expect(await failures(server)).toBe(21);
+	// The 20 requests and the probe; the once-a-second probe of an unavailable database may add some.
+	expect(await failures(server)).toBeGreaterThanOrEqual(21);
 	expect(eventsOf(lines)).toEqual([expect.stringMatching(new RegExp(`^${UNAVAILABLE} \\(`))]);
 
 	await primary.resume();

@@ -63,13 +63,17 @@ test("a primary gone read-only: the instance's purge says so in one line, not on
 	const { logger, lines } = captureLog();
 	const server = await startTestServer({ env: { DATABASE_URL: url, PURGE_INTERVAL: "1" }, logger });
 	cleanups.push(() => server.stop());
-	// The purge at start and two more runs.
-	await Bun.sleep(2500);
+	// The purge at start and two more runs, each failing, each counted.
+	const readOnlyFailures = async () => {
+		const metrics = await (await server.admin("/metrics")).text();
+		return Number(/testfax_database_failures_total\{trouble="read-only"\} (\d+)/.exec(metrics)?.[1]);
+	};
+	const deadline = Date.now() + 30_000;
+	while ((await readOnlyFailures()) < 3 && Date.now() < deadline) await Bun.sleep(100);
+	expect(await readOnlyFailures()).toBeGreaterThanOrEqual(3);
 	expect(eventsOf(lines)).toEqual([
 		"database read-only (a standby, or a primary mid-failover): writes fail until it takes them again " +
 			"(cannot execute UPDATE in a read-only transaction)",
 	]);
 	expect((await server.request("/api/faxes")).status).toBe(200);
-	const metrics = await (await server.admin("/metrics")).text();
-	expect(Number(/testfax_database_failures_total\{trouble="read-only"\} (\d+)/.exec(metrics)?.[1])).toBe(3);
 }, 60_000);
