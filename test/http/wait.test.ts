@@ -189,8 +189,9 @@ describe("the wait parameter", () => {
 		const server = await start({ time, env: { WAIT_MAX_HELD_PER_CLIENT: "12" } });
 		const answers = Promise.all(Array.from({ length: 12 }, () => get(server, `${LIST}&wait=2`)));
 		await heldCount(server, 12);
-		time.advance(1799);
-		// Still held at each 20 ms of the last tenth: all 12 until it begins, none once it ends.
+		// The limits lie in (1800, 2000] ms: 2000 × (1 − 0.1 × random()), random() in [0, 1).
+		time.advance(1800);
+		// Still held at each 20 ms of the last tenth: all 12 when it begins, none once it ends (at 2000).
 		const heldAt: number[] = [await heldOn(server.adminUrl)];
 		for (let step = 0; step < 10; step++) {
 			time.advance(20);
