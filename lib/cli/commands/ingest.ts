@@ -86,7 +86,9 @@ processed; the reason goes to standard error.
 Exit codes: 0 processed, 3 recorded as not processable, 1 failed (the input
 cannot be read, the files cannot be written, or a part of the document
 pipeline does not load on this host, named on standard error: nothing was
-recorded), 2 bad arguments.`,
+recorded; or, on PostgreSQL, no standby confirmed the commit within 10 s: it
+may be listed once one does, and is acknowledged when handed over again under
+the same receipt key), 2 bad arguments.`,
 	async run(argv, io) {
 		const { values, positionals } = parseCommandArgs(
 			argv,
