@@ -80,6 +80,8 @@ export interface Cluster {
 	restart(node: ClusterNode): void;
 	/** The node's host lost with its data and replaced (replaceHost); resolves once its Patroni is started. */
 	replaceHost(node: ClusterNode): Promise<void>;
+	/** `patronictl` with `node`'s settings (pause, resume, list...), with its output. */
+	patronictl(node: ClusterNode, args: string[]): Promise<CommandResult>;
 	/** `patronictl switchover` from `leader` to `candidate`, with its output. */
 	switchover(leader: ClusterNode, candidate: ClusterNode): Promise<CommandResult>;
 	stop(): Promise<void>;
@@ -440,6 +442,7 @@ async function clusterOf(nodes: ClusterNode[], started: Started): Promise<Cluste
 			node.patroni = spawnPatroni(node, started.etcdHosts, started.network);
 		},
 		switchover: (leader, candidate) => switchover(leader, candidate),
+		patronictl,
 		replaceHost: (node) => replaceHost(nodes, node, started),
 		stop: () => stopCluster(nodes, started),
 	};
@@ -520,16 +523,26 @@ function commOf(pid: number): string {
 	}
 }
 
-async function switchover(leader: ClusterNode, candidate: ClusterNode): Promise<CommandResult> {
-	const child = Bun.spawn(
-		[
-			"patronictl",
-			...["-c", join(leader.dir, "patroni.yml"), "switchover"],
-			...["--leader", leader.name, "--candidate", candidate.name, "--force"],
-		],
-		{ env: childEnv({}), stdin: "ignore", stdout: "pipe", stderr: "pipe" },
-	);
+/** `patronictl` with `node`'s Patroni settings, as the runbook runs it; its output. */
+async function patronictl(node: ClusterNode, args: string[]): Promise<CommandResult> {
+	const child = Bun.spawn(["patronictl", "-c", join(node.dir, "patroni.yml"), ...args], {
+		env: childEnv({}),
+		stdin: "ignore",
+		stdout: "pipe",
+		stderr: "pipe",
+	});
 	return outputOf(child);
+}
+
+function switchover(leader: ClusterNode, candidate: ClusterNode): Promise<CommandResult> {
+	return patronictl(leader, [
+		"switchover",
+		"--leader",
+		leader.name,
+		"--candidate",
+		candidate.name,
+		"--force",
+	]);
 }
 
 async function stopCluster(nodes: ClusterNode[], started: Started): Promise<void> {

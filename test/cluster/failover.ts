@@ -168,3 +168,25 @@ test("a standby's host lost with its data and replaced as the runbook says: writ
 	await expectRecovered(result, 10_000);
 	expect(result.failedAttempts).toEqual([]);
 }, 400_000);
+
+test("maintenance: `patronictl pause` leaves the nodes to the operator, `resume` hands them back; reads go on", async () => {
+	const cluster = (site as Site).cluster;
+	const { leader } = await cluster.roles();
+	const paused = await cluster.patronictl(leader, ["pause", "--wait"]);
+	expect([paused.code, paused.stdout.trim().split("\n").at(-1)]).toEqual([
+		0,
+		"Success: cluster management is paused",
+	]);
+	const listed = await cluster.patronictl(leader, ["list"]);
+	expect(listed.stdout).toContain("Maintenance mode: on");
+	const read = await fetch(`${site?.publicUrl}/api/faxes?limit=1`, {
+		headers: { "User-Agent": "cluster-test/1.0" },
+	});
+	expect(read.status).toBe(200);
+	const resumed = await cluster.patronictl(leader, ["resume", "--wait"]);
+	expect([resumed.code, resumed.stdout.trim().split("\n").at(-1)]).toEqual([
+		0,
+		"Success: cluster management is resumed",
+	]);
+	expect((await cluster.patronictl(leader, ["list"])).stdout).not.toContain("Maintenance mode");
+}, 120_000);
