@@ -3,17 +3,20 @@
 // (PostgreSQL 15), an HAProxy to the primary and an API instance reading
 // its own node's PostgreSQL; one Redis for the count; the public HAProxy
 // (deploy/cluster/front-haproxy-config.sh) in front of the instances. Four
-// faults in turn (and a replaced host), each under a `fax ingest` every second (through a node's
+// faults in turn, each under a `fax ingest` every second (through a node's
 // HAProxy, each fax handed over again until acknowledged) and readers of
 // GET /api/faxes?limit=100 through the public address
 // (testkit/cluster-faults.ts): the primary SIGKILLed, the primary cut off
 // for longer than Patroni's ttl, both standbys stopped, a switchover. After
 // each: every acknowledged fax is listed once through the public address,
 // which serves its files from the database (no instance has them on disk)
-// byte for byte as ingest wrote them, every read through it was a 200, writes stopped no longer than the bound,
-// and the nodes the fault touched stream again as standbys and serve the
-// last fax. First, a list held with wait=30 through the public address is
-// answered at its time limit, not cut off by the proxy. `bun run bench:cluster` prints the same figures; this run
+// byte for byte as ingest wrote them, every read through it was a 200,
+// writes stopped no longer than the bound, and the nodes the fault touched
+// stream again as standbys and serve the last fax. Then a standby's host is
+// lost with its data and replaced as the runbook says, and the cluster is
+// paused for maintenance and resumed. First, a list held with wait=30
+// through the public address is answered at its time limit, not cut off by
+// the proxy. `bun run bench:cluster` prints the same figures; this run
 // prints them at its end too.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
