@@ -181,17 +181,6 @@ async function openWhenUsable(config: Config, logger: Logger): Promise<StoreEngi
 	}
 }
 
-/** Asks the database once, without stopping the event loop; what it finds goes to `health`. */
-async function probeDatabase(store: FaxStore, health: DatabaseHealth): Promise<void> {
-	try {
-		await store.probe();
-	} catch (error) {
-		health.failed(error);
-		throw error;
-	}
-	health.answered();
-}
-
 /** The services around the opened database: the faxes in memory, the held lists and the rate limit. */
 async function buildParts(config: Config, options: ServerOptions, clock: () => number, store: FaxStore) {
 	const seeded = await seedIfEmpty(store, config, Math.floor(clock() / 1000));
@@ -239,7 +228,7 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 				apiDescription: new Representation(apiDescriptionText(ROUTE_FILES)),
 				operations: {
 					isDraining: () => draining,
-					checkDatabase: () => probeDatabase(store, health),
+					checkDatabase: () => health.check(),
 					documentPipeline: createPipelineProbe(),
 					rateLimit: () => rateLimit.status(),
 					metrics: () => metrics.text(),

@@ -137,10 +137,7 @@ function changeStatements(db: SqlDatabase) {
 			`SELECT ${STORED} FROM faxes WHERE received_at > $after AND ${VISIBLE} ORDER BY received_at DESC, id DESC LIMIT $limit`,
 		),
 		insertedAfter: db.prepare<StoredFax>(
-			`SELECT ${STORED} FROM faxes WHERE id > $id AND received_at > $after AND ${VISIBLE} ORDER BY id`,
-		),
-		sendersInsertedAfter: db.prepare<{ sender_key: string | null }>(
-			`SELECT DISTINCT sender_key FROM faxes WHERE id > $id AND received_at <= $notAfter AND ${VISIBLE}`,
+			`SELECT ${STORED} FROM faxes WHERE id > $id AND ${VISIBLE} ORDER BY id`,
 		),
 		lastId: db.prepare<{ id: number }>("SELECT coalesce(max(id), 0) AS id FROM faxes"),
 		removalsAfter: db.prepare<Removal>("SELECT seq, slug FROM removed_faxes WHERE seq > $seq ORDER BY seq"),
@@ -302,14 +299,9 @@ export class FaxStore {
 		return this.#changes.newest.all({ after, limit });
 	}
 
-	/** Live faxes inserted after the one with id `id` and received after `after`, in insertion order. */
-	faxesInsertedAfter(id: number, after: number): StoredFax[] {
-		return this.#changes.insertedAfter.all({ id, after });
-	}
-
-	/** The sender keys of live faxes inserted after the one with id `id` and received at or before `notAfter`. */
-	sendersInsertedAfter(id: number, notAfter: number): (string | null)[] {
-		return this.#changes.sendersInsertedAfter.all({ id, notAfter }).map((row) => row.sender_key);
+	/** Live faxes inserted after the one with id `id`, in insertion order. */
+	faxesInsertedAfter(id: number): StoredFax[] {
+		return this.#changes.insertedAfter.all({ id });
 	}
 
 	/** The id of the latest inserted fax, shown or still hidden by its import; 0 when there is none. */

@@ -25,7 +25,12 @@ export {
 	MAX_BUSY_TIMEOUT_MS,
 	openDatabase,
 } from "./open-database.ts";
-export { type DatabaseTrouble, isPassingStorageFailure, troubleOf } from "./passing-failure.ts";
+export {
+	DATABASE_TROUBLES,
+	type DatabaseTrouble,
+	isPassingStorageFailure,
+	troubleOf,
+} from "./passing-failure.ts";
 export { isPassingPostgresFailure } from "./postgres/errors.ts";
 export { SchemaNotReadyError } from "./postgres/schema.ts";
 export { PostgresDatabase, PostgresError } from "./postgres/sync-client.ts";

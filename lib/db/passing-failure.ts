@@ -19,7 +19,8 @@ export function isPassingStorageFailure(error: unknown): boolean {
 }
 
 /** What a passing failure says of the database: read-only (a standby, or one mid-failover), else unavailable. */
-export type DatabaseTrouble = "unavailable" | "read-only";
+export const DATABASE_TROUBLES = ["unavailable", "read-only"] as const;
+export type DatabaseTrouble = (typeof DATABASE_TROUBLES)[number];
 
 /** The trouble a failure tells of; null for a failure that is not passing. */
 export function troubleOf(error: unknown): DatabaseTrouble | null {

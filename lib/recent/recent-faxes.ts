@@ -240,10 +240,14 @@ export class RecentFaxes {
 				this.#lastPublication = seq;
 				unattributed = true;
 			}
-			this.#add(store.faxesInsertedAfter(this.#lastId, this.#coveredAfter), senders);
 			// Faxes older than memory's window are not held, but their senders are known. Ids passed
 			// over (a failed insert on PostgreSQL) and rows hidden until their import is published change no answer.
-			for (const key of store.sendersInsertedAfter(this.#lastId, this.#coveredAfter)) senders.add(key);
+			const inserted = store.faxesInsertedAfter(this.#lastId);
+			this.#add(
+				inserted.filter((row) => row.received_at > this.#coveredAfter),
+				senders,
+			);
+			for (const row of inserted) senders.add(row.sender_key);
 			this.#lastId = Math.max(this.#lastId, store.lastFaxId());
 		});
 		return { senders, unattributed };

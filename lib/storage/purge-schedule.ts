@@ -28,8 +28,9 @@ export function schedulePurge(
 		running = true;
 		try {
 			const outcome = await purgeExpired(store, storageDir, Math.floor(options.clock() / 1000));
-			if ("removed" in outcome) options.health?.wrote();
-			if ("removed" in outcome && outcome.removed.length > 0)
+			if ("skipped" in outcome) return;
+			options.health?.wrote();
+			if (outcome.removed.length > 0)
 				options.logger.info({ removed: outcome.removed.length }, "purge: removed faxes past retention");
 		} catch (error) {
 			if (options.health?.failed(error)) return;

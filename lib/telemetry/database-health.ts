@@ -83,14 +83,20 @@ export class DatabaseHealth {
 		this.#recheck = undefined;
 	}
 
+	/** Asks the database once (the probe); what it finds is recorded, and a failure rethrown. */
+	async check(): Promise<void> {
+		try {
+			await this.#probe();
+		} catch (error) {
+			this.failed(error);
+			throw error;
+		}
+		this.answered();
+	}
+
 	#recheckUntilBack(): void {
 		if (this.#recheck !== undefined) return;
-		this.#recheck = setInterval(() => {
-			this.#probe().then(
-				() => this.answered(),
-				(error) => this.failed(error),
-			);
-		}, RECHECK_MS);
+		this.#recheck = setInterval(() => this.check().catch(() => {}), RECHECK_MS);
 		this.#recheck.unref();
 	}
 }

@@ -1,7 +1,7 @@
 import { statfs } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { DatabaseTrouble, FaxStats, FreshnessSource } from "../db/index.ts";
+import { DATABASE_TROUBLES, type DatabaseTrouble, type FaxStats, type FreshnessSource } from "../db/index.ts";
 import type { QueueReading, ReceiverQueues } from "../queues/index.ts";
 import type { RateLimitStatus } from "../rate-limit/index.ts";
 
@@ -180,8 +180,7 @@ function databaseMetrics(sources: MetricSources, registers: Registry[]): void {
 		registers,
 		collect() {
 			this.reset();
-			for (const trouble of ["unavailable", "read-only"] as const)
-				this.inc({ trouble }, sources.databaseFailures(trouble));
+			for (const trouble of DATABASE_TROUBLES) this.inc({ trouble }, sources.databaseFailures(trouble));
 		},
 	});
 }

@@ -1,6 +1,6 @@
 import { SQL } from "bun";
 import type { CommitWatch } from "../commit-watch.ts";
-import { asPostgresError, CONNECT_TIMEOUT_SECONDS, PostgresError } from "./errors.ts";
+import { answeredWithin, CONNECT_TIMEOUT_SECONDS } from "./errors.ts";
 
 /**
  * On a hot standby, a request is answered with a commit count read at most
@@ -95,27 +95,11 @@ export class PostgresCommitWatch implements CommitWatch {
 	}
 
 	async #read(sentAt: number): Promise<void> {
-		let timer: Timer | undefined;
-		const timeout = new Promise<never>((_, reject) => {
-			timer = setTimeout(
-				() => reject(new PostgresError(`PostgreSQL did not answer in ${CHECK_TIMEOUT_MS / 1000} s`, "08006")),
-				CHECK_TIMEOUT_MS,
-			);
-		});
-		const query = this.#sql.unsafe(POSITION_SQL);
-		// A query that ends after its timeout has no one to tell.
-		query.catch(() => {});
-		try {
-			const rows = await Promise.race([query, timeout]);
-			const row = (rows as { n: string | number; standby: boolean }[])[0];
-			if (sentAt >= this.#readAt) {
-				this.#position = { count: Number(row?.n ?? 0), standby: row?.standby === true };
-				this.#readAt = sentAt;
-			}
-		} catch (error) {
-			throw asPostgresError(error);
-		} finally {
-			clearTimeout(timer);
+		const rows = await answeredWithin(this.#sql.unsafe(POSITION_SQL), CHECK_TIMEOUT_MS);
+		const row = (rows as { n: string | number; standby: boolean }[])[0];
+		if (sentAt >= this.#readAt) {
+			this.#position = { count: Number(row?.n ?? 0), standby: row?.standby === true };
+			this.#readAt = sentAt;
 		}
 	}
 

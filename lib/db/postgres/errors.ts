@@ -34,3 +34,26 @@ export function asPostgresError(error: unknown): PostgresError {
  * 10 s added as much to every failover's write outage.
  */
 export const CONNECT_TIMEOUT_SECONDS = 3;
+
+/**
+ * `query`'s answer, or a PostgresError (08006) once `timeoutMs` has passed
+ * without one; Bun.SQL's own failures become PostgresErrors too.
+ */
+export async function answeredWithin<T>(query: Promise<T>, timeoutMs: number): Promise<T> {
+	let timer: Timer | undefined;
+	const timeout = new Promise<never>((_, reject) => {
+		timer = setTimeout(
+			() => reject(new PostgresError(`PostgreSQL did not answer in ${timeoutMs / 1000} s`, "08006")),
+			timeoutMs,
+		);
+	});
+	// A query that ends after its timeout has no one to tell.
+	query.catch(() => {});
+	try {
+		return await Promise.race([query, timeout]);
+	} catch (error) {
+		throw asPostgresError(error);
+	} finally {
+		clearTimeout(timer);
+	}
+}

@@ -1,5 +1,5 @@
 import { SQL } from "bun";
-import { asPostgresError, PostgresError } from "./errors.ts";
+import { answeredWithin } from "./errors.ts";
 
 // Readiness must turn false within a second of the database going away: a
 // probe not answered in this long fails.
@@ -18,23 +18,7 @@ export class PostgresProbe {
 	}
 
 	async probe(): Promise<void> {
-		let timer: Timer | undefined;
-		const timeout = new Promise<never>((_, reject) => {
-			timer = setTimeout(
-				() => reject(new PostgresError(`PostgreSQL did not answer in ${PROBE_TIMEOUT_MS / 1000} s`, "08006")),
-				PROBE_TIMEOUT_MS,
-			);
-		});
-		const query = this.#sql.unsafe("SELECT n FROM fax_commits");
-		// A query that ends after its timeout has no one to tell.
-		query.catch(() => {});
-		try {
-			await Promise.race([query, timeout]);
-		} catch (error) {
-			throw asPostgresError(error);
-		} finally {
-			clearTimeout(timer);
-		}
+		await answeredWithin(this.#sql.unsafe("SELECT n FROM fax_commits"), PROBE_TIMEOUT_MS);
 	}
 
 	close(): void {
