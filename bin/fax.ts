@@ -1,3 +1,4 @@
+import { createInterface } from "node:readline";
 import { loadCommands, runCli } from "../lib/cli/index.ts";
 
 async function readStdinUpTo(limit: number): Promise<Uint8Array> {
@@ -17,6 +18,10 @@ const exitCode = await runCli(await loadCommands(argv[0]), argv, {
 	out: (text) => console.log(text),
 	err: (text) => console.error(text),
 	readStdin: readStdinUpTo,
+	stdinLines: () => {
+		process.stdin.setEncoding("latin1");
+		return createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+	},
 	clock: Date.now,
 });
 process.exit(exitCode);

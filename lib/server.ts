@@ -12,6 +12,7 @@ import {
 import { createFaxJson, createFaxPresenter } from "./fax/index.ts";
 import { HeldLists } from "./hold/index.ts";
 import { createAdminApp, createApp, type RequestObserver, type RouteServices } from "./http/index.ts";
+import { CallStreams, CallsShown } from "./live-calls/index.ts";
 import type { Logger } from "./log/index.ts";
 import { type ClientKeyResolver, createClientKeyResolver } from "./net/index.ts";
 import { apiDescriptionText } from "./openapi/index.ts";
@@ -201,7 +202,13 @@ async function buildParts(config: Config, options: ServerOptions, clock: () => n
 		},
 		{ clock, monotonic: options.monotonic, logger: options.logger },
 	);
-	return { faxes, heldLists, rateLimit };
+	const calls = new CallsShown(store, clock);
+	const callStreams = new CallStreams(
+		calls,
+		{ maxHeld: config.waitMaxHeld, maxPerClient: config.waitMaxHeldPerClient },
+		{ clock, setTimer: options.setTimer },
+	);
+	return { faxes, heldLists, rateLimit, calls, callStreams };
 }
 
 /** Opens the database, seeds it if asked, and builds the services the routes answer with. */
@@ -212,7 +219,7 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 	let built: Awaited<ReturnType<typeof buildParts>> | undefined;
 	try {
 		built = await buildParts(config, options, clock, store);
-		const { faxes, heldLists, rateLimit } = built;
+		const { faxes, heldLists, rateLimit, calls, callStreams } = built;
 		const health = new DatabaseHealth(options.logger, () => store.probe());
 		const metrics = serviceMetrics(config, options, clock, { store, stats, heldLists, rateLimit, health });
 		let draining = false;
@@ -221,6 +228,8 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 				store,
 				faxes,
 				heldLists,
+				calls,
+				callStreams,
 				storageDir: config.storageDir,
 				cdnOrigin: new URL(config.cdnBaseUrl).origin,
 				sendTo: config.sendTo,

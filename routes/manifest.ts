@@ -13,6 +13,7 @@ import { route as docsRenderer } from "./docs/redoc.standalone.js.ts";
 import { route as redocLogo } from "./docs/redoc-sidebar-attribution-logo.svg.ts";
 import { route as favicon } from "./favicon.svg.ts";
 import { route as faxPage } from "./faxtest/[slug].ts";
+import { route as callStream } from "./faxtest/calls.ts";
 import { route as livePage } from "./faxtest/index.ts";
 import { route as liveScript } from "./faxtest/live.js.ts";
 import { route as apiDescription } from "./openapi.json.ts";
@@ -40,6 +41,7 @@ export const ROUTE_FILES: Record<string, Route> = {
 	"favicon.svg.ts": favicon,
 	"faxtest/[slug].ts": faxPage,
 	"faxtest/index.ts": livePage,
+	"faxtest/calls.ts": callStream,
 	"faxtest/live.js.ts": liveScript,
 	"robots.txt.ts": robots,
 	"admin/healthz.ts": healthz,

@@ -80,7 +80,7 @@ export function fixturePage(call: string): string {
 	};
 	const html = faxPage(fax, report, SEND_TO).html;
 	const list = livePage(
-		{ items: [{ fax, outcome: verdictOf(report).row }], etag: '"x"' },
+		{ items: [{ fax, outcome: verdictOf(report).row }], etag: '"x"', calls: [], nowMs: 0 },
 		{ kind: "all" },
 		"http://localhost",
 		SEND_TO,

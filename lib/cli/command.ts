@@ -9,6 +9,8 @@ export interface CommandIO {
 	err: (text: string) => void;
 	/** Standard input, at most `limit` bytes: whatever is past them is not read. */
 	readStdin: (limit: number) => Promise<Uint8Array>;
+	/** Standard input line by line as it comes (latin1, as HylaFAX writes); absent where it cannot be read so. */
+	stdinLines?: () => AsyncIterable<string>;
 	/** Milliseconds since the epoch. */
 	clock: () => number;
 }

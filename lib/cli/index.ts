@@ -18,6 +18,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
 	wait: async () => (await import("./commands/wait.ts")).waitCommand,
 	check: async () => (await import("./commands/check.ts")).checkCommand,
 	reprocess: async () => (await import("./commands/reprocess.ts")).reprocessCommand,
+	"follow-call": async () => (await import("./commands/follow-call.ts")).followCallCommand,
 };
 
 /**

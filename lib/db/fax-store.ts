@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { type FaxRow, storedSenderKey } from "../fax/index.ts";
+import { type CallRow, CallsInProgress, type CallWrite } from "./calls-in-progress.ts";
 import type { CommitSource, FreshnessSource } from "./commit-counter.ts";
 import { type CommitWatch, exactWatch } from "./commit-watch.ts";
 import { FaxOriginals, type OriginalFile } from "./fax-originals.ts";
@@ -77,6 +78,8 @@ export interface KeptWithFax {
 	report?: string;
 	/** The file as received, kept for a fax listed as not processable. */
 	original?: OriginalFile;
+	/** The key of the call in progress this fax ends (calls_in_progress): the fax takes its place. */
+	endsCall?: string;
 }
 
 /** The writes of one transaction (FaxStore.write). */
@@ -89,6 +92,8 @@ export interface FaxWriter {
 	tombstone(slug: string, removedAt: number): void;
 	/** Keeps the file as received of a not-processable fax with its row; removed with the row. */
 	original(slug: string, file: OriginalFile): void;
+	/** The call in progress `callKey` became the fax `slug`. */
+	callListed(callKey: string, slug: string): void;
 }
 
 // Faxes whose files are read at once by archivedFiles.
@@ -101,6 +106,7 @@ function keep(writer: FaxWriter, fax: FaxRow, kept: KeptWithFax): void {
 	writer.insert(fax, kept.files);
 	if (kept.report !== undefined) writer.report(fax.slug, kept.report);
 	if (kept.original !== undefined) writer.original(fax.slug, kept.original);
+	if (kept.endsCall !== undefined) writer.callListed(kept.endsCall, fax.slug);
 }
 
 const STORED = `id, ${COLUMNS}, sender_key`;
@@ -216,6 +222,7 @@ export class FaxStore {
 	readonly #writer: FaxWriter;
 	readonly #imports: ImportStatements;
 	readonly #originals: FaxOriginals;
+	readonly #calls: CallsInProgress;
 	#watch: CommitWatch | undefined;
 
 	/**
@@ -233,12 +240,14 @@ export class FaxStore {
 		this.#lock = new WriteLock(engine.transactions);
 		this.#imports = new ImportStatements(db);
 		this.#originals = new FaxOriginals(db);
+		this.#calls = new CallsInProgress(db);
 		this.#writer = this.#makeWriter();
 	}
 
 	#makeWriter(): FaxWriter {
 		const { insert, tombstone, addFiles, addReport } = this.#write;
 		const originals = this.#originals;
+		const calls = this.#calls;
 		return {
 			insert: (fax, files) => {
 				insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
@@ -247,6 +256,7 @@ export class FaxStore {
 			report: (slug, report) => addReport.run({ slug, report }),
 			tombstone: (slug, removedAt) => tombstone.run({ slug, removed_at: removedAt }),
 			original: (slug, file) => originals.add(slug, file),
+			callListed: (callKey, slug) => calls.listed(callKey, slug),
 		};
 	}
 
@@ -474,6 +484,31 @@ export class FaxStore {
 			},
 		});
 		return slugs;
+	}
+
+	/** Writes a call in progress as its feed read it so far (lib/live-calls); a listed call is left as it is. */
+	putCall(row: CallWrite): Promise<void> {
+		return this.#lock.run(() => this.#calls.put(row));
+	}
+
+	/** Forgets a call in progress: its feed is done with it. */
+	removeCall(callKey: string): Promise<void> {
+		return this.#lock.run(() => this.#calls.remove(callKey));
+	}
+
+	/** Forgets the calls whose last line came before `before` (ms): their feeds died with them. */
+	removeOldCalls(before: number): Promise<number> {
+		return this.#lock.run(() => this.#calls.removeOld(before));
+	}
+
+	/** The calls in progress, not listed yet, whose last line came at `since` (ms) or later; newest first. */
+	shownCalls(since: number): CallRow[] {
+		return this.#calls.shown(since);
+	}
+
+	/** A call's model as its feed last wrote it (JSON), and the fax it became; null when no row is kept. */
+	callRow(callKey: string): { call: string; listed: string | null } | null {
+		return this.#calls.call(callKey);
 	}
 
 	/** The longest write transaction of this store, in milliseconds (WriteLock.longestTransactionMs). */

@@ -1,4 +1,6 @@
 // SQLite: the schema and every statement on faxes.
+
+export type { CallRow, CallWrite } from "./calls-in-progress.ts";
 export { COMMIT_SOURCES, type CommitSource, type FreshnessSource } from "./commit-counter.ts";
 export type { CommitWatch } from "./commit-watch.ts";
 export { copyDatabase, databaseDigest } from "./copy-database.ts";

@@ -99,6 +99,25 @@ CREATE TABLE IF NOT EXISTS fax_originals (slug TEXT PRIMARY KEY, filename TEXT, 
 CREATE TRIGGER IF NOT EXISTS fax_originals_follow_row AFTER DELETE ON faxes
 BEGIN DELETE FROM fax_originals WHERE slug = old.slug; END;
 `;
+// Version 8: the calls being received now, one row each, written as their
+// session log grows (lib/live-calls): how far each has come (`view`, what the
+// pages show) and the call's model so far (`call`). `listed` is the slug of
+// the fax the call became, set in the fax's own transaction: a reader shows
+// the fax from then on, never both. Never copied (a backup holds faxes);
+// a row whose call ended is deleted within a minute.
+const CALLS_IN_PROGRESS = `
+CREATE TABLE IF NOT EXISTS calls_in_progress (
+	call_key TEXT PRIMARY KEY,
+	sender TEXT,
+	sender_key TEXT,
+	started_at INTEGER NOT NULL,
+	line_at INTEGER NOT NULL,
+	ended INTEGER NOT NULL,
+	listed TEXT,
+	view TEXT NOT NULL,
+	call TEXT NOT NULL
+);
+`;
 /**
  * What each schema version adds, in SQLite's dialect: both engines apply
  * these (postgres/schema.ts translates them), so a new version is one entry
@@ -111,6 +130,7 @@ export const SCHEMA_STEPS: Readonly<Record<number, string>> = {
 	5: FAX_FILES,
 	6: FAX_REPORTS,
 	7: FAX_ORIGINALS,
+	8: CALLS_IN_PROGRESS,
 };
 
 /** The version this code writes into `PRAGMA user_version`. */

@@ -2,6 +2,7 @@ import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
 import type { SendTo } from "../config.ts";
 import type { FaxStore } from "../db/index.ts";
 import type { HeldLists, HoldableRequest } from "../hold/index.ts";
+import type { CallStreams, CallsShown } from "../live-calls/index.ts";
 import type { RecentFaxes } from "../recent/index.ts";
 import type { Representation } from "../representation/index.ts";
 import type { StoredFile } from "./file-answer.ts";
@@ -28,6 +29,9 @@ export interface RouteServices {
 	faxes: RecentFaxes;
 	/** The list requests with `wait` this instance holds. */
 	heldLists: HeldLists;
+	/** The calls being received now, as the pages show them, and the pages' streams of them. */
+	calls: CallsShown;
+	callStreams: CallStreams;
 	/** Where the PDFs and thumbnails are. */
 	storageDir: string;
 	/** The origin the faxes' PDFs and thumbnails are served from (CDN_BASE_URL's), for the pages' policies. */
@@ -66,8 +70,9 @@ export interface RouteAnswer {
 	 * be served from remembered text. A Representation is answered with its
 	 * ETag, compressed as the request accepts, or 304 to a matching If-None-Match.
 	 * A file is answered with its validators and byte ranges (lib/http/file-answer.ts).
+	 * A stream is written as it comes (server-sent events).
 	 */
-	body: string | StoredFile | Representation;
+	body: string | StoredFile | Representation | ReadableStream<Uint8Array>;
 	/** Content-Type; JSON when absent. */
 	type?: string;
 	/** Further headers of this answer. */

@@ -12,7 +12,7 @@ import {
 } from "../document/index.ts";
 import type { FaxRow } from "../fax/index.ts";
 import { cutSender, newSlug } from "../fax/index.ts";
-import { buildReport, type HylafaxCall, NO_PAGE_REASON } from "../report/index.ts";
+import { buildReport, callKeyOf, type HylafaxCall, NO_PAGE_REASON } from "../report/index.ts";
 import { deleteFaxFiles, writeFaxFiles } from "../storage/index.ts";
 
 export interface ReceivedFile {
@@ -146,6 +146,12 @@ async function insertOnce(
 	return store.insertReceived(fax, receiptKey, kept);
 }
 
+/** The call in progress a fax by phone ends (lib/live-calls): its entry gives way to the fax in the same commit. */
+function endsCall(file: ReceivedFile): { endsCall?: string } {
+	const key = file.hylafax?.log == null ? null : callKeyOf(file.hylafax.log);
+	return key === null ? {} : { endsCall: key };
+}
+
 /** The transmission report kept with the fax (lib/report), as JSON. */
 export function reportOf(file: ReceivedFile, email: FaxEmail | null, reason: string | undefined): string {
 	const relayedByUs = file.relayed !== undefined;
@@ -193,7 +199,7 @@ export async function receiveFax(
 	if (!result.ok) {
 		const fax = { ...base, page_count: null, file_size: null };
 		const original = { bytes: file.bytes, filename: file.filename, relayed: file.relayed !== undefined };
-		const listed = await insertOnce(store, fax, receiptKey, { report, original });
+		const listed = await insertOnce(store, fax, receiptKey, { report, original, ...endsCall(file) });
 		return listed === slug ? { fax, reason: result.reason } : { repeatOf: listed };
 	}
 	const files = { pdf: result.pdf, thumbnail: result.thumbnail };
@@ -201,7 +207,7 @@ export async function receiveFax(
 	const fax = { ...base, page_count: result.pageCount, file_size: result.pdf.byteLength };
 	let listed: string;
 	try {
-		listed = await insertOnce(store, fax, receiptKey, { files, report });
+		listed = await insertOnce(store, fax, receiptKey, { files, report, ...endsCall(file) });
 	} catch (error) {
 		// A commit that may still land keeps its files: the disk must agree with the row it may become.
 		if (!(error instanceof UnconfirmedCommitError)) await deleteFaxFiles(storageDir, slug);

@@ -54,6 +54,10 @@ input, button { font: inherit; padding: 0.35rem 0.5rem; }
 ol.faxes { list-style: none; padding: 0; margin: 0; }
 ol.faxes li { display: flex; gap: 1rem; padding: 0.75rem 0; border-top: 1px solid #8884; }
 ol.faxes li.new { background: #fc04; box-shadow: inset 4px 0 0 #d80; }
+ol.faxes li.call { box-shadow: inset 4px 0 0 #06c; padding-left: 0.5rem; }
+ol.faxes li.call .thumb { font-weight: bold; }
+ol.faxes li.call ol.done { margin: 0.25rem 0 0; padding-left: 1.25rem; font-size: 0.9em; }
+ol.faxes li.call ol.done li { display: list-item; padding: 0; border: 0; }
 #verdict { border-left: 4px solid #8888; padding: 0 0 0 1rem; margin: 0 0 1.5rem; }
 #verdict.verdict-good { border-color: #2a2; }
 #verdict.verdict-warning { border-color: #d80; }

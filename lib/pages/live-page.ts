@@ -1,5 +1,7 @@
 import type { SendTo } from "../config.ts";
 import type { Fax } from "../fax/index.ts";
+import type { ShownCall } from "../live-calls/index.ts";
+import { callsPart } from "./calls-part.ts";
 import { escapeHtml, type HtmlPage, htmlPage } from "./html.ts";
 import { sendToPart } from "./send-to.ts";
 import { pagesText, utcText } from "./text.ts";
@@ -73,7 +75,7 @@ to see newer tests, or turn on script and it updates by itself.</p>`;
  * of the same list, so the script's first request already waits.
  */
 export function livePage(
-	list: { items: LiveItem[]; etag: string },
+	list: { items: LiveItem[]; etag: string; calls: ShownCall[]; nowMs: number },
 	filter: LiveFilter,
 	imageOrigin: string,
 	sendTo: SendTo,
@@ -83,7 +85,7 @@ export function livePage(
 	const body = `<main>
 <h1>Test faxes of the last 24 hours</h1>
 <p>Send a test fax, by phone or by email, and it shows here within 5 seconds of the end of the call
-or of the mail's arrival, newest first. Select a test for its page and transmission report.</p>
+or of the mail's arrival, newest first. A call by phone shows here while it is received, page by page. Select a test for its page and transmission report.</p>
 ${sendToPart(sendTo)}
 <form method="get" action="/faxtest" id="filter">
 <label>Only the tests of this sender
@@ -94,6 +96,7 @@ ${filterPart(filter, faxes)}
 ${PRIVACY}
 ${LIVE_NOTE}
 ${empty}
+${callsPart(list.calls, list.nowMs)}
 <ol class="faxes" id="faxes" data-etag="${escapeHtml(list.etag)}">
 ${list.items.map(faxItem).join("\n")}
 </ol>

@@ -12,6 +12,10 @@
 //     answers an error is asked again after 2, 4, 8 … 60 s;
 //   - a hidden tab makes no request at all: its held request is cancelled and
 //     the next one starts when the tab is shown again.
+// The calls being received now come the same way, one request at a time
+// (/faxtest/calls, counted like the API's): a stream of server-sent events
+// held CALLS_WAIT_SECONDS, carrying each change as it happens, so about 2.4
+// more requests a minute, however fast a call moves.
 
 const LIMIT = 100;
 const WAIT_SECONDS = 30;
@@ -139,6 +143,8 @@ async function fillOutcomes() {
 // is open is marked new (class "new"), so it stands out.
 let filled = list.children.length > 0;
 function render(faxes) {
+	for (const item of calls.querySelectorAll("li.ending")) item.remove();
+	calls.hidden = calls.children.length === 0;
 	const shown = new Map([...list.children].map((item) => [item.dataset.slug, item]));
 	const items = faxes.map((fax) => {
 		const item = shown.get(fax.slug) ?? itemOf(fax);
@@ -227,11 +233,152 @@ function restart() {
 	schedule(0);
 }
 
+// The calls in progress (lib/pages/calls-part.ts writes the same markup).
+const calls = document.getElementById("calls");
+const CALLS_WAIT_SECONDS = 25;
+const SILENT_AFTER_SECONDS = Number(calls.dataset.silentAfter) || 10;
+// A call whose fax is being listed keeps its place this long at most, until the list shows the fax.
+const ENDING_KEPT_MS = 5000;
+let callsController = null;
+let callsTimer = null;
+let callsLastStart = Number.NEGATIVE_INFINITY;
+let callsFailures = 0;
+// The server's clock less the page's: a silence is counted by the server's.
+let clockOffset = 0;
+
+function silenceText(item) {
+	const heard = Number(item.dataset.heard);
+	if (!(heard > 0)) return "";
+	const seconds = Math.floor((Date.now() + clockOffset - heard) / 1000);
+	if (seconds < SILENT_AFTER_SECONDS) return "";
+	return `Your machine has gone silent: nothing from it for ${seconds} s. Our receiver waits for it until its own time limit, then ends the call.`;
+}
+
+function showSilences() {
+	for (const item of calls.children) {
+		const silence = item.querySelector(".silence");
+		if (silence !== null) silence.textContent = silenceText(item);
+	}
+}
+
+function callItem(call) {
+	const attributes = { class: "call", "data-call": call.key };
+	if (call.view.silenceTold && call.view.heardAt !== null)
+		attributes["data-heard"] = String(call.view.heardAt);
+	const done = element(
+		"ol",
+		{ class: "done" },
+		...call.view.done.map((step) => element("li", {}, step.text)),
+	);
+	const facts = element(
+		"div",
+		{ class: "facts" },
+		element("strong", {}, "Call in progress"),
+		element("br", {}),
+		element("span", { class: "from" }, call.from === null ? "Sender not known yet" : call.from),
+		" · Fax by phone",
+		element("br", {}),
+		element("span", { class: "now" }, call.view.now),
+		" ",
+		element("span", { class: "silence", role: "status" }),
+		done,
+	);
+	return element("li", attributes, element("span", { class: "thumb" }, "Receiving"), facts);
+}
+
+function renderCalls(shown) {
+	const keys = new Set(shown.map((call) => call.key));
+	const gone = [...calls.children].filter((item) => !keys.has(item.dataset.call));
+	for (const item of gone) {
+		if (item.classList.contains("ending")) continue;
+		item.classList.add("ending");
+		item.querySelector(".now").textContent = "The call has ended: its fax is being listed.";
+		item.querySelector(".silence").textContent = "";
+		delete item.dataset.heard;
+		setTimeout(() => {
+			item.remove();
+			calls.hidden = calls.children.length === 0;
+		}, ENDING_KEPT_MS);
+	}
+	calls.replaceChildren(...shown.map(callItem), ...gone);
+	calls.hidden = calls.children.length === 0;
+	showSilences();
+}
+
+function scheduleCalls(delay) {
+	clearTimeout(callsTimer);
+	callsTimer = setTimeout(streamCalls, delay);
+}
+
+// Each event is one `data:` line of JSON: {"now": ms, "calls": [...]}.
+async function readEvents(response, signal) {
+	const reader = response.body.getReader();
+	const decoder = new TextDecoder();
+	let buffered = "";
+	while (!signal.aborted) {
+		const { done, value } = await reader.read();
+		if (done) return;
+		buffered += decoder.decode(value, { stream: true });
+		let end = buffered.indexOf("\n\n");
+		while (end !== -1) {
+			const data = buffered.slice(0, end).replace(/^data: /, "");
+			buffered = buffered.slice(end + 2);
+			const event = JSON.parse(data);
+			clockOffset = event.now - Date.now();
+			renderCalls(event.calls);
+			end = buffered.indexOf("\n\n");
+		}
+	}
+}
+
+function callsRetry(response) {
+	const retryAfter = Number(response?.headers.get("Retry-After")) || 0;
+	if (!(retryAfter > 0)) callsFailures += 1;
+	const backoff = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (callsFailures - 1));
+	scheduleCalls(retryAfter > 0 ? retryAfter * 1000 : backoff * (0.8 + Math.random() * 0.4));
+}
+
+async function streamCalls() {
+	callsTimer = null;
+	if (document.hidden) return;
+	const sinceLast = performance.now() - callsLastStart;
+	if (sinceLast < MIN_GAP_MS) return scheduleCalls(MIN_GAP_MS - sinceLast);
+	callsLastStart = performance.now();
+	const params = new URLSearchParams({ wait: String(CALLS_WAIT_SECONDS) });
+	if (from !== null) params.set("from", from);
+	const current = new AbortController();
+	callsController = current;
+	try {
+		const response = await fetch(`/faxtest/calls?${params}`, { signal: current.signal, cache: "no-store" });
+		if (response.status !== 200) return callsRetry(response);
+		await readEvents(response, current.signal);
+		callsFailures = 0;
+		if (callsController === current) scheduleCalls(0);
+	} catch {
+		if (!current.signal.aborted) callsRetry(null);
+	}
+}
+
+function stopCalls() {
+	callsController?.abort();
+	callsController = null;
+	clearTimeout(callsTimer);
+}
+
+function restartCalls() {
+	stopCalls();
+	scheduleCalls(0);
+}
+
 document.addEventListener("visibilitychange", () => {
-	if (!document.hidden) return restart();
+	if (!document.hidden) {
+		restartCalls();
+		return restart();
+	}
 	controller?.abort();
 	controller = null;
 	clearTimeout(timer);
+	stopCalls();
 	say("Paused while this tab is hidden.");
 });
 
@@ -260,6 +407,8 @@ function applyFilter() {
 	say(from === null ? "Showing all tests…" : "Showing only the tests of the sender you entered…");
 	lastStart = Number.NEGATIVE_INFINITY;
 	restart();
+	callsLastStart = Number.NEGATIVE_INFINITY;
+	restartCalls();
 }
 
 form.addEventListener("submit", (event) => {
@@ -273,3 +422,5 @@ setInterval(() => {
 }, AGO_EVERY_MS);
 live();
 schedule(0);
+scheduleCalls(0);
+setInterval(showSilences, 1000);

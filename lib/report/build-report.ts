@@ -3,6 +3,7 @@ import { maskSender } from "../fax/index.ts";
 import { tiffDocument } from "./document-report.ts";
 import { emailReport } from "./email-report.ts";
 import { hylafaxSession } from "./hylafax-session.ts";
+import { callReportOf } from "./live-progress.ts";
 import { problemWords } from "./problem-words.ts";
 import type { CallReport, DocumentReport, FaxReport, SessionReport } from "./report.ts";
 import { parseSessionLog } from "./t30-session.ts";
@@ -36,8 +37,7 @@ export interface ReportInput {
 
 function callOf(hylafax: HylafaxCall | undefined): CallReport | undefined {
 	if (hylafax === undefined || (hylafax.log === null && !hylafax.callOnly)) return undefined;
-	const { tsi: _tsi, startedAt: _start, ...session } = parseSessionLog(hylafax.log ?? "", hylafax.reason);
-	return { ...session, noPage: hylafax.callOnly };
+	return callReportOf(parseSessionLog(hylafax.log ?? "", hylafax.reason), hylafax.callOnly);
 }
 
 function documentOf(bytes: Uint8Array): {

@@ -13,6 +13,7 @@ export {
 	reasonOf,
 } from "./hylafax-reasons.ts";
 export { faxinfoTime, type HylafaxSession, hylafaxSession } from "./hylafax-session.ts";
+export { callReportOf, type LiveProgress, liveProgress, SILENT_AFTER_SECONDS } from "./live-progress.ts";
 export type {
 	CallReport,
 	DocumentReport,
@@ -21,5 +22,5 @@ export type {
 	SessionReport,
 	TiffPage,
 } from "./report.ts";
-export { type CallStep, parseSessionLog, SessionReader, type T30Session } from "./t30-session.ts";
+export { type CallStep, callKeyOf, parseSessionLog, SessionReader, type T30Session } from "./t30-session.ts";
 export { VERDICTS, type Verdict, verdictOf } from "./verdict.ts";

@@ -321,3 +321,17 @@ export function parseSessionLog(log: string, reason: string | null = null): T30S
 	for (const raw of log.split("\n")) reader.read(raw);
 	return reader.session(reason);
 }
+
+// faxgetty's first line of a session: `SESSION BEGIN 000000022 18005551212`.
+const SESSION_BEGIN = /^(\w{3} +\d+ \d\d:\d\d:\d\d\.\d\d): \[ *\d+\]: SESSION BEGIN (\d+)/m;
+
+/**
+ * The name of the call a session log tells: its commid and its first line's
+ * time, so a receiver host whose commids start over never names two calls
+ * alike. The live feed and the fax's hand-over name it the same way; null
+ * before the log's first line came.
+ */
+export function callKeyOf(log: string): string | null {
+	const match = SESSION_BEGIN.exec(log);
+	return match === null ? null : `${match[2]}@${match[1]}`;
+}

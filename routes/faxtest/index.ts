@@ -1,7 +1,6 @@
-import type { SenderFilter } from "../../lib/db/index.ts";
-import { type Fax, isUnknownSenderQuery, MAX_SENDER_LENGTH, senderMatchKey } from "../../lib/fax/index.ts";
+import type { Fax } from "../../lib/fax/index.ts";
 import { definePlainRoute } from "../../lib/http/index.ts";
-import { type LiveFilter, type LiveItem, livePage } from "../../lib/pages/index.ts";
+import { type LiveItem, liveFilterOf, livePage } from "../../lib/pages/index.ts";
 import { type FaxReport, verdictOf } from "../../lib/report/index.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
@@ -9,21 +8,6 @@ const HTML_TYPE = "text/html; charset=utf-8";
 // most (`/api/faxes?limit=100`), so the page and the API's ETag agree.
 const WINDOW_SECONDS = 24 * 3600;
 const LIMIT = 100;
-
-function filterOf(from: string | null): { filter: LiveFilter; sender: SenderFilter } {
-	if (from === null || from.trim() === "") return { filter: { kind: "all" }, sender: { kind: "any" } };
-	if ([...from].length > MAX_SENDER_LENGTH) {
-		return {
-			filter: {
-				kind: "invalid",
-				message: `A sender has at most ${MAX_SENDER_LENGTH} characters: showing all tests.`,
-			},
-			sender: { kind: "any" },
-		};
-	}
-	if (isUnknownSenderQuery(from)) return { filter: { kind: "sender" }, sender: { kind: "unknown" } };
-	return { filter: { kind: "sender" }, sender: { kind: "key", key: senderMatchKey(from) } };
-}
 
 /**
  * A listed fax's outcome in a few words, from its report; none when it has
@@ -45,14 +29,15 @@ function outcomeOf(store: { report(slug: string): string | null }, slug: string)
  * limited: the page itself is one request, and its script's requests to the
  * API are counted there.
  */
-export const route = definePlainRoute(async ({ search, now }, { faxes, store, cdnOrigin, sendTo }) => {
+export const route = definePlainRoute(async ({ search, now }, { faxes, store, calls, cdnOrigin, sendTo }) => {
 	await faxes.settle();
-	const { filter, sender } = filterOf(new URLSearchParams(search).get("from"));
+	const { filter, sender } = liveFilterOf(new URLSearchParams(search).get("from"));
 	const answer = faxes.list({ after: now - WINDOW_SECONDS, sender, limit: LIMIT }, now);
 	const items = (JSON.parse(answer.text) as Fax[]).map(
 		(fax): LiveItem => ({ fax, outcome: outcomeOf(store, fax.slug) }),
 	);
-	const page = livePage({ items, etag: answer.etag }, filter, cdnOrigin, sendTo);
+	const shown = { items, etag: answer.etag, calls: calls.current(sender), nowMs: Date.now() };
+	const page = livePage(shown, filter, cdnOrigin, sendTo);
 	return {
 		status: 200,
 		body: page.html,

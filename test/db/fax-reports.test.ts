@@ -50,7 +50,7 @@ test("a database of version 4 gains the table and its trigger; its faxes have no
 	expect(old.query("SELECT name FROM sqlite_master WHERE name LIKE 'fax_reports%'").all()).toEqual([]);
 	old.close();
 	const db = openDatabase(path);
-	expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 7 });
+	expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 8 });
 	expect(
 		db.query("SELECT type, name FROM sqlite_master WHERE name LIKE 'fax_reports%' ORDER BY name").all(),
 	).toEqual([

@@ -56,7 +56,7 @@ test("a file of the first schema is rebuilt with its rows, ids and tombstones ke
 
 	const db = openDatabase(path);
 	const store = new FaxStore(db);
-	expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 7 });
+	expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 8 });
 	expect(db.query("SELECT * FROM faxes ORDER BY id").all()).toEqual([
 		{
 			id: 3,
@@ -124,5 +124,5 @@ test("a file of a newer schema is refused, not changed", () => {
 	const newer = new Database(path, { create: true });
 	newer.exec("PRAGMA user_version = 99");
 	newer.close();
-	expect(() => openDatabase(path)).toThrow("the database has schema version 99; this program knows up to 7");
+	expect(() => openDatabase(path)).toThrow("the database has schema version 99; this program knows up to 8");
 });

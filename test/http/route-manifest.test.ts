@@ -30,6 +30,7 @@ test("file paths map to URL paths, admin/ being the admin listener's root", () =
 		"/favicon.svg",
 		"/faxtest",
 		"/faxtest/:slug",
+		"/faxtest/calls",
 		"/faxtest/live.js",
 		"/openapi.json",
 		"/robots.txt",

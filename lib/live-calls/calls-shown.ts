@@ -1,0 +1,63 @@
+import type { CommitWatch, FaxStore, SenderFilter } from "../db/index.ts";
+import type { CallView, ShownCall } from "./call-view.ts";
+
+/** Which calls a page asks for: those the same `from` selects of the listed faxes. */
+export type CallFilter = SenderFilter;
+
+// A call whose feed wrote nothing for this long is not shown: HylaFAX ends a
+// silent call within minutes, so its feed died with it (a host stopped mid-call).
+const SHOWN_QUIET_MS = 15 * 60_000;
+
+type Held = ShownCall & { senderKey: string | null };
+
+/**
+ * The calls in progress as every instance shows them: read from the database
+ * when a commit was seen since the last read, so many pages and streams
+ * asking at once cost one read.
+ */
+export class CallsShown {
+	readonly #store: FaxStore;
+	readonly #commits: CommitWatch;
+	readonly #clock: () => number;
+	#count: number | null = null;
+	#calls: Held[] = [];
+	#failed = false;
+
+	constructor(store: FaxStore, clock: () => number) {
+		this.#store = store;
+		this.#commits = store.watchCommits();
+		this.#clock = clock;
+	}
+
+	/** The calls the filter selects, newest first; none while the database cannot answer. */
+	current(filter: CallFilter): ShownCall[] {
+		this.#refresh();
+		return this.#calls.filter((call) => selects(filter, call)).map(({ senderKey: _key, ...call }) => call);
+	}
+
+	#refresh(): void {
+		const count = this.#commits.count();
+		if (count === this.#count && !this.#failed) return;
+		try {
+			this.#calls = this.#store.shownCalls(this.#clock() - SHOWN_QUIET_MS).map((row) => ({
+				key: row.call_key,
+				from: row.sender,
+				senderKey: row.sender_key,
+				startedAt: row.started_at,
+				view: JSON.parse(row.view) as CallView,
+			}));
+			this.#count = count;
+			this.#failed = false;
+		} catch {
+			// A database away costs the pages their calls in progress, not the page.
+			this.#calls = [];
+			this.#failed = true;
+		}
+	}
+}
+
+function selects(filter: CallFilter, call: Held): boolean {
+	if (filter.kind === "any") return true;
+	if (filter.kind === "unknown") return call.senderKey === null;
+	return call.senderKey === filter.key;
+}
