@@ -49,6 +49,8 @@ export class CallStreams {
 	readonly #streams = new Set<Stream>();
 	readonly #perClient = new Map<string, number>();
 	#cancelTick: (() => void) | null = null;
+	/** The calls' version the open streams were last sent (CallsShown.version). */
+	#sentVersion = -1;
 
 	constructor(shown: CallsShown, limits: HoldLimits, options: StreamOptions = {}) {
 		this.#shown = shown;
@@ -151,8 +153,12 @@ export class CallStreams {
 		this.#cancelTick = this.#setTimer(() => {
 			this.#cancelTick = null;
 			if (this.#streams.size === 0) return;
-			const byFilter = new Map<string, string>();
-			for (const stream of this.#streams) this.#push(stream, byFilter);
+			const version = this.#shown.version();
+			if (version !== this.#sentVersion) {
+				this.#sentVersion = version;
+				const byFilter = new Map<string, string>();
+				for (const stream of this.#streams) this.#push(stream, byFilter);
+			}
 			this.#tickSoon();
 		}, CHECK_INTERVAL_MS);
 	}

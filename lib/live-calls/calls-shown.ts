@@ -22,11 +22,18 @@ export class CallsShown {
 	#count: number | null = null;
 	#calls: Held[] = [];
 	#failed = false;
+	#version = 0;
 
 	constructor(store: FaxStore, clock: () => number) {
 		this.#store = store;
 		this.#commits = store.watchCommits();
 		this.#clock = clock;
+	}
+
+	/** Differs from its last value whenever the calls were read anew since. */
+	version(): number {
+		this.#refresh();
+		return this.#version;
 	}
 
 	/** The calls the filter selects, newest first; none while the database cannot answer. */
@@ -48,8 +55,10 @@ export class CallsShown {
 			}));
 			this.#count = count;
 			this.#failed = false;
+			this.#version++;
 		} catch {
 			// A database away costs the pages their calls in progress, not the page.
+			if (!this.#failed) this.#version++;
 			this.#calls = [];
 			this.#failed = true;
 		}
