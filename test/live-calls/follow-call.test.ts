@@ -33,7 +33,9 @@ afterAll(async () => {
 });
 
 /** The stream's events for `seconds`, as the page's script reads them. */
-async function streamEvents(path: string): Promise<{ headers: Headers; events: { now: number; calls: unknown[] }[] }> {
+async function streamEvents(
+	path: string,
+): Promise<{ headers: Headers; events: { now: number; calls: unknown[] }[] }> {
 	const answer = await fetch(`${server.baseUrl}${path}`);
 	const text = await answer.text();
 	const events = text
@@ -115,4 +117,23 @@ test("a stream's wait is 0 to 30 s: anything else is a 422 that says so", async 
 	expect(await answer.json()).toEqual({ message: "wait is a whole number of seconds from 0 to 30" });
 	const empty = await streamEvents("/faxtest/calls?wait=0&from=%2B1%20555%20000%200000");
 	expect(empty.events).toEqual([{ now: expect.any(Number), calls: [] }]);
+});
+
+test("streams are bounded like held lists: past WAIT_MAX_HELD_PER_CLIENT a stream carries the calls once and ends; each is counted by the rate limit", async () => {
+	const bounded = await startTestServer({
+		env: { WAIT_MAX_HELD_PER_CLIENT: "2", RATE_LIMIT_PER_MINUTE: "100" },
+	});
+	try {
+		const held = [1, 2].map(() => fetch(`${bounded.baseUrl}/faxtest/calls?wait=2`));
+		const answers = await Promise.all(held);
+		const started = Date.now();
+		const third = await fetch(`${bounded.baseUrl}/faxtest/calls?wait=2`);
+		expect((await third.text()).split("\n\n").filter((event) => event.startsWith("data: "))).toHaveLength(1);
+		expect(Date.now() - started).toBeLessThan(1000);
+		expect(answers.map((answer) => answer.headers.get("x-ratelimit-remaining")).sort()).toEqual(["98", "99"]);
+		expect(third.headers.get("x-ratelimit-remaining")).toBe("97");
+		await Promise.all(answers.map((answer) => answer.text()));
+	} finally {
+		await bounded.stop();
+	}
 });
