@@ -35,9 +35,11 @@ COPY bin ./bin
 COPY lib ./lib
 COPY routes ./routes
 # At run time the server reads the API guide it serves at /docs/API.md and the
-# demo faxes (SEED_DEMO=1); the rest of docs/ and fixtures/ is for people and tests.
+# demo faxes and the demo call's session log (SEED_DEMO=1); the rest of docs/
+# and fixtures/ is for people and tests.
 COPY docs/API.md ./docs/API.md
 COPY fixtures/demo-faxes.json ./fixtures/demo-faxes.json
+COPY fixtures/hylafax/clean/receiver.log ./fixtures/hylafax/clean/receiver.log
 RUN mkdir -p /app/data && chown bun:bun /app/data
 USER bun
 VOLUME /app/data

@@ -76,6 +76,18 @@ async function seedIfEmpty(store: FaxStore, config: Config, nowSeconds: number):
 	}
 }
 
+// SEED_DEMO makes a demo instance (on unless NODE_ENV=production): besides the
+// faxes of a first run, it shows a call being received, on every start, so a
+// restarted demo still shows one whatever its database holds (and carries
+// lib/demo's document pipeline). An instance where it is off never shows a
+// call that is not happening.
+async function showDemoCall(config: Config, options: ServerOptions, clock: () => number, store: FaxStore) {
+	if (!config.seedDemo) return () => Promise.resolve();
+	const { startDemoCall } = await import("./demo/index.ts");
+	const demo = await startDemoCall(store, { logger: options.logger, clock, setTimer: options.setTimer });
+	return () => demo.stop();
+}
+
 type App = ReturnType<typeof createApp> | ReturnType<typeof createAdminApp>;
 
 // Elysia's default; probes and scrapes are short.
@@ -222,6 +234,7 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 		const { faxes, heldLists, rateLimit, calls, callStreams } = built;
 		const health = new DatabaseHealth(options.logger, () => store.probe());
 		const metrics = serviceMetrics(config, options, clock, { store, stats, heldLists, rateLimit, health });
+		const stopDemoCall = await showDemoCall(config, options, clock, store);
 		let draining = false;
 		return {
 			routes: {
@@ -252,6 +265,8 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 				draining = true;
 			},
 			async close() {
+				// Before the database closes: the demo call's entry is removed as it stops.
+				await stopDemoCall();
 				await rateLimit.limiter.close();
 				store.close();
 			},

@@ -18,6 +18,9 @@ const HEARD =
 	/\]: (?:--> HDLC|--> \[\d+:CONNECT\]|RECV recv |RECV received |RECV: |RECV training|REMOTE |TRAINING|ANSWER: )/;
 // HylaFAX is done with the call: its session is over, or the modem was closed under it.
 const OVER = /\]: (?:SESSION END$|CLOSE \/dev\/)/;
+// faxgetty names the session on its first line (SESSION BEGIN): a log that
+// does not within its first lines is not one to show (nothing is written).
+const HEAD_LINES = 10;
 
 export interface CallFeedOptions {
 	clock?: () => number;
@@ -32,7 +35,7 @@ export class CallFeed {
 	readonly #setTimer: SetTimer;
 	readonly #failed: (message: string) => void;
 	readonly #reader = new SessionReader();
-	#head = "";
+	#head: string[] = [];
 	#key: string | null = null;
 	#startedAt = 0;
 	#lineAt = 0;
@@ -69,9 +72,9 @@ export class CallFeed {
 	line(raw: string): void {
 		const now = this.#clock();
 		this.#reader.read(raw);
-		if (this.#key === null) {
-			this.#head += `${raw}\n`;
-			this.#key = callKeyOf(this.#head);
+		if (this.#key === null && this.#head.length < HEAD_LINES) {
+			this.#head.push(raw);
+			this.#key = callKeyOf(this.#head.join("\n"));
 			if (this.#key !== null) this.#startedAt = now;
 		}
 		this.#lineAt = now;

@@ -17,7 +17,8 @@ interface Stream {
 	filter: CallFilter;
 	clientKey: string;
 	last: string | null;
-	send(calls: string): void;
+	/** Sends `event` (the calls' text in an event) when `calls` differs from what was last sent. */
+	send(calls: string, event: Uint8Array): void;
 	close(): void;
 	/** Ends the stream's hold: its timer, its listener, its place in the bounds. */
 	end(): void;
@@ -88,12 +89,11 @@ export class CallStreams {
 			filter,
 			clientKey,
 			last: null,
-			send: (calls) => {
-				if (!open) return;
+			send: (calls, event) => {
+				if (!open || calls === stream.last) return;
 				stream.last = calls;
-				const event = `data: {"now":${this.#clock()},"calls":${calls}}\n\n`;
 				try {
-					controller.enqueue(encoder.encode(event));
+					controller.enqueue(event);
 				} catch {
 					// The client went away between two ticks: its abort ends the hold.
 					open = false;
@@ -137,15 +137,17 @@ export class CallStreams {
 		else this.#perClient.set(stream.clientKey, count);
 	}
 
-	/** Sends the stream its filter's calls when they differ from what it was last sent. */
-	#push(stream: Stream, byFilter: Map<string, string>): void {
+	/** Sends the stream its filter's calls when they differ from what it was last sent; each filter's event made once. */
+	#push(stream: Stream, byFilter: Map<string, { calls: string; event: Uint8Array }>): void {
 		const key = filterKey(stream.filter);
-		let calls = byFilter.get(key);
-		if (calls === undefined) {
-			calls = JSON.stringify(this.#shown.current(stream.filter));
-			byFilter.set(key, calls);
+		let made = byFilter.get(key);
+		if (made === undefined) {
+			const calls = JSON.stringify(this.#shown.current(stream.filter));
+			const event = encoder.encode(`data: {"now":${this.#clock()},"calls":${calls}}\n\n`);
+			made = { calls, event };
+			byFilter.set(key, made);
 		}
-		if (calls !== stream.last) stream.send(calls);
+		stream.send(made.calls, made.event);
 	}
 
 	#tickSoon(): void {
@@ -156,7 +158,7 @@ export class CallStreams {
 			const version = this.#shown.version();
 			if (version !== this.#sentVersion) {
 				this.#sentVersion = version;
-				const byFilter = new Map<string, string>();
+				const byFilter = new Map<string, { calls: string; event: Uint8Array }>();
 				for (const stream of this.#streams) this.#push(stream, byFilter);
 			}
 			this.#tickSoon();

@@ -30,6 +30,11 @@ export class CallsShown {
 		this.#clock = clock;
 	}
 
+	/** The time the calls are shown at (ms): the server's clock, as their feeds' times are. */
+	now(): number {
+		return this.#clock();
+	}
+
 	/** Differs from its last value whenever the calls were read anew since. */
 	version(): number {
 		this.#refresh();

@@ -47,7 +47,10 @@ function pageNow(page: PageModel, ecm: boolean | null): string {
 	if (page.answer === null || page.answer === "PPR") {
 		if (page.postPage !== null && page.answer === null)
 			return `Page ${page.page} is in: your machine said ${MESSAGES[page.postPage] ?? page.postPage}, and our answer is on its way.`;
-		const frames = page.frames > 0 ? `: ${numbers.format(page.frames)} ECM frames so far` : "";
+		const frames =
+			page.frames > 0
+				? `: ${numbers.format(page.frames)} ECM frame${page.frames === 1 ? "" : "s"} so far`
+				: "";
 		const pprs =
 			page.pprs > 0
 				? `, ${page.pprs} partial page request${page.pprs === 1 ? "" : "s"} (PPR) sent for the damaged ones`

@@ -36,7 +36,7 @@ export const route = definePlainRoute(async ({ search, now }, { faxes, store, ca
 	const items = (JSON.parse(answer.text) as Fax[]).map(
 		(fax): LiveItem => ({ fax, outcome: outcomeOf(store, fax.slug) }),
 	);
-	const shown = { items, etag: answer.etag, calls: calls.current(sender), nowMs: Date.now() };
+	const shown = { items, etag: answer.etag, calls: calls.current(sender), nowMs: calls.now() };
 	const page = livePage(shown, filter, cdnOrigin, sendTo);
 	return {
 		status: 200,
