@@ -140,12 +140,13 @@ interface Parts {
 	store: FaxStore;
 	stats: FaxStats;
 	heldLists: HeldLists;
+	callStreams: CallStreams;
 	rateLimit: RateLimit;
 	health: DatabaseHealth;
 }
 
 function serviceMetrics(config: Config, options: ServerOptions, clock: () => number, parts: Parts) {
-	const { store, stats, heldLists, rateLimit, health } = parts;
+	const { store, stats, heldLists, callStreams, rateLimit, health } = parts;
 	return new ServiceMetrics({
 		rateLimit: rateLimit.status,
 		stats,
@@ -153,6 +154,7 @@ function serviceMetrics(config: Config, options: ServerOptions, clock: () => num
 		droppedLogLines: () => options.logOutput?.droppedLines ?? 0,
 		freshnessCheck: store.commitSource,
 		heldRequests: () => heldLists.size,
+		callStreams: () => callStreams.size,
 		heldRequestsLimit: config.waitMaxHeld,
 		volumes: { database: dirname(config.databasePath), storage: config.storageDir },
 		receiverQueues: receiverQueues(store, {
@@ -233,7 +235,14 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 		built = await buildParts(config, options, clock, store);
 		const { faxes, heldLists, rateLimit, calls, callStreams } = built;
 		const health = new DatabaseHealth(options.logger, () => store.probe());
-		const metrics = serviceMetrics(config, options, clock, { store, stats, heldLists, rateLimit, health });
+		const metrics = serviceMetrics(config, options, clock, {
+			store,
+			stats,
+			heldLists,
+			callStreams,
+			rateLimit,
+			health,
+		});
 		const stopDemoCall = await showDemoCall(config, options, clock, store);
 		let draining = false;
 		return {

@@ -18,6 +18,8 @@ export interface MetricSources {
 	freshnessCheck: FreshnessSource;
 	/** List requests with `wait` held now. */
 	heldRequests: () => number;
+	/** The pages' streams of calls in progress open now (/faxtest/calls). */
+	callStreams: () => number;
 	/** WAIT_MAX_HELD: past it, list requests with `wait` are answered at once. */
 	heldRequestsLimit: number;
 	/** The folders whose file systems fill up, by name: the database's and STORAGE_DIR. */
@@ -149,6 +151,14 @@ function heldRequestGauges(sources: MetricSources, registers: Registry[]): void 
 		registers,
 		collect() {
 			this.set(sources.heldRequests());
+		},
+	});
+	new Gauge({
+		name: "testfax_call_streams",
+		help: "Streams of calls in progress (/faxtest/calls) open on this instance now; bounded by WAIT_MAX_HELD as held lists are.",
+		registers,
+		collect() {
+			this.set(sources.callStreams());
 		},
 	});
 	new Gauge({

@@ -126,6 +126,7 @@ test("streams are bounded like held lists: past WAIT_MAX_HELD_PER_CLIENT a strea
 	try {
 		const held = [1, 2].map(() => fetch(`${bounded.baseUrl}/faxtest/calls?wait=2`));
 		const answers = await Promise.all(held);
+		expect(await (await bounded.admin("/metrics")).text()).toContain("\ntestfax_call_streams 2\n");
 		const started = Date.now();
 		const third = await fetch(`${bounded.baseUrl}/faxtest/calls?wait=2`);
 		expect((await third.text()).split("\n\n").filter((event) => event.startsWith("data: "))).toHaveLength(1);
@@ -133,6 +134,7 @@ test("streams are bounded like held lists: past WAIT_MAX_HELD_PER_CLIENT a strea
 		expect(answers.map((answer) => answer.headers.get("x-ratelimit-remaining")).sort()).toEqual(["98", "99"]);
 		expect(third.headers.get("x-ratelimit-remaining")).toBe("97");
 		await Promise.all(answers.map((answer) => answer.text()));
+		expect(await (await bounded.admin("/metrics")).text()).toContain("\ntestfax_call_streams 0\n");
 	} finally {
 		await bounded.stop();
 	}
