@@ -140,17 +140,32 @@ async function fillOutcomes() {
 
 // A listed fax never changes: the items already shown are kept as they are,
 // so their images are not loaded again. A test that arrives while the page
-// is open is marked new (class "new"), so it stands out.
-let filled = list.children.length > 0;
+// is open is marked new (class "new"), so it stands out. The list the page
+// came with is the one shown, even empty, when the first request waits on its
+// ETag: what that request brings arrived while the page was open.
+let filled = list.children.length > 0 || etag !== null;
 function render(faxes) {
-	for (const item of calls.querySelectorAll("li.ending")) item.remove();
+	const ending = calls.querySelectorAll("li.ending");
+	for (const item of ending) item.remove();
 	calls.hidden = calls.children.length === 0;
 	const shown = new Map([...list.children].map((item) => [item.dataset.slug, item]));
+	const added = [];
 	const items = faxes.map((fax) => {
 		const item = shown.get(fax.slug) ?? itemOf(fax);
-		if (filled && !shown.has(fax.slug)) item.classList.add("new");
+		if (filled && !shown.has(fax.slug)) {
+			item.classList.add("new");
+			added.push(fax);
+		}
 		return item;
 	});
+	// A new fax whose call's entry is still shown (not ending): it goes as soon as the stream says the call left.
+	const at = performance.now();
+	const endedFrom = [...ending].map((item) => callFrom.get(item));
+	for (const fax of added) {
+		const index = endedFrom.indexOf(fax.from);
+		if (index === -1) justListed.push({ at, from: fax.from });
+		else endedFrom.splice(index, 1);
+	}
 	list.replaceChildren(...items);
 	filled = true;
 	empty.hidden = faxes.length > 0;
@@ -239,6 +254,13 @@ const CALLS_WAIT_SECONDS = 25;
 const SILENT_AFTER_SECONDS = Number(calls.dataset.silentAfter) || 10;
 // A call whose fax is being listed keeps its place this long at most, until the list shows the fax.
 const ENDING_KEPT_MS = 5000;
+// The list and the stream learn of a listing from two requests, and the held
+// list usually answers first: a call that leaves within ENDING_KEPT_MS of the
+// list showing a new fax of the same (masked) sender is taken to be that fax's
+// call, and its entry goes at once.
+let justListed = [];
+// The sender each entry built from the stream shows (masked; null when not known).
+const callFrom = new WeakMap();
 let callsController = null;
 let callsTimer = null;
 let callsLastStart = Number.NEGATIVE_INFINITY;
@@ -283,12 +305,24 @@ function callItem(call) {
 		element("span", { class: "silence", role: "status" }),
 		done,
 	);
-	return element("li", attributes, element("span", { class: "thumb" }, "Receiving"), facts);
+	const item = element("li", attributes, element("span", { class: "thumb" }, "Receiving"), facts);
+	callFrom.set(item, call.from);
+	return item;
 }
 
 function renderCalls(shown) {
 	const keys = new Set(shown.map((call) => call.key));
-	const gone = [...calls.children].filter((item) => !keys.has(item.dataset.call));
+	const left = [...calls.children].filter((item) => !keys.has(item.dataset.call));
+	const now = performance.now();
+	justListed = justListed.filter((fax) => now - fax.at < ENDING_KEPT_MS);
+	// A call that left just after the list showed a new fax of its sender: that fax is on the list already.
+	const gone = left.filter((item) => {
+		if (item.classList.contains("ending") || !callFrom.has(item)) return true;
+		const index = justListed.findIndex((fax) => fax.from === callFrom.get(item));
+		if (index === -1) return true;
+		justListed.splice(index, 1);
+		return false;
+	});
 	for (const item of gone) {
 		if (item.classList.contains("ending")) continue;
 		item.classList.add("ending");
