@@ -287,6 +287,8 @@ function callItem(call) {
 	const attributes = { class: "call", "data-call": call.key };
 	if (call.view.silenceTold && call.view.heardAt !== null)
 		attributes["data-heard"] = String(call.view.heardAt);
+	// Its end already told in the server's words (listed next, or not at all): kept as they are when it leaves.
+	if (call.view.ended) attributes["data-ended"] = "";
 	const done = element(
 		"ol",
 		{ class: "done" },
@@ -326,7 +328,8 @@ function renderCalls(shown) {
 	for (const item of gone) {
 		if (item.classList.contains("ending")) continue;
 		item.classList.add("ending");
-		item.querySelector(".now").textContent = "The call has ended: its fax is being listed.";
+		if (!("ended" in item.dataset))
+			item.querySelector(".now").textContent = "The call has ended: its fax is being listed.";
 		item.querySelector(".silence").textContent = "";
 		delete item.dataset.heard;
 		setTimeout(() => {

@@ -139,3 +139,22 @@ test("streams are bounded like held lists: past WAIT_MAX_HELD_PER_CLIENT a strea
 		await bounded.stop();
 	}
 });
+
+test("a call no fax machine answered says so on the page for a few seconds, then goes: nothing is listed", async () => {
+	const log = readFileSync(join(ROOT, "fixtures/hylafax/killanswer/receiver.log"));
+	const follower = Bun.spawn([process.execPath, "bin/fax.ts", "follow-call", "c000000009"], {
+		cwd: ROOT,
+		env: server.env,
+		stdin: log,
+		stdout: "pipe",
+	});
+	let html = await page();
+	while (!html.includes("no fax machine answered ours")) html = await Bun.sleep(20).then(page);
+	expect(html).toContain(
+		'<span class="now">The call has ended: no fax machine answered ours, so it is not listed.</span>',
+	);
+	expect(await follower.exited).toBe(0);
+	const key = /data-call="([^"]+)"/.exec(html)?.[1];
+	expect(await new Response(follower.stdout).text()).toBe(`c000000009: call ${key} ended\n`);
+	expect(await page()).not.toContain(`data-call="${key}"`);
+});

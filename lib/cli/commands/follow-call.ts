@@ -12,6 +12,8 @@ import { withStore } from "../open-store.ts";
 // gives way to it then.
 const LISTED_WAIT_MS = 30_000;
 const LISTED_CHECK_MS = 250;
+// A call no fax machine answered is not listed: its entry says so this long, then goes.
+const NOT_LISTED_SHOWN_MS = 3000;
 // Rows of calls whose feed died with them (a host stopped mid-call) go this long after their last line.
 const STALE_AFTER_MS = 3600_000;
 
@@ -54,7 +56,9 @@ async function follow(store: FaxStore, lines: AsyncIterable<string>, io: Command
 	await feed.end();
 	const key = feed.key;
 	if (key === null) return "no session log line came: nothing shown";
-	const listed = feed.call().faxMachine === false ? null : await awaitListing(store, key, io);
+	const faxCall = feed.call().faxMachine !== false;
+	const listed = faxCall ? await awaitListing(store, key, io) : null;
+	if (!faxCall) await sleep(NOT_LISTED_SHOWN_MS);
 	await store.removeCall(key);
 	return listed === null ? `call ${key} ended` : `call ${key} ended, listed as ${listed}`;
 }
