@@ -199,6 +199,19 @@ beforeAll(async () => {
 		(await runFax(["ingest", PDF, "--source", "phone", "--sender", "+1 555 070 0001"], server.env)).code,
 	).toBe(0);
 	page = await browser.newPage();
+	recordStreams(page);
+	await page.addInitScript(watchPageSecurityAndAborts);
+	const firstStream = page.waitForRequest((request) => request.url().includes("/faxtest/calls"));
+	await page.goto(`${server.baseUrl}/faxtest`);
+	await firstStream;
+	// Set once: still there at the end, the page was never reloaded.
+	await page.evaluate(() => Reflect.set(globalThis, "loadedOnce", true));
+	watch = new DomWatch(page);
+	await watch.until("the page", () => true, 0, 5000);
+}, 60_000);
+
+/** The page's console errors and each stream request's start, end and failure, as Chromium's events give them. */
+function recordStreams(page: Page): void {
 	page.on("console", (message) => {
 		if (message.type() === "error") consoleErrors.push(message.text());
 	});
@@ -220,37 +233,32 @@ beforeAll(async () => {
 		stream.endedAt = performance.now();
 		stream.failure = request.failure()?.errorText ?? "failed";
 	});
-	await page.addInitScript(() => {
-		const violations: string[] = [];
-		Reflect.set(globalThis, "cspViolations", violations);
-		Reflect.get(globalThis, "document").addEventListener(
-			"securitypolicyviolation",
-			(event: { violatedDirective: string; blockedURI: string }) =>
-				violations.push(`${event.violatedDirective} ${event.blockedURI}`),
-		);
-		// Whether the page's script aborted each stream: to Chromium's network
-		// events a stream that ended at its time limit is ERR_ABORTED too.
-		const aborted: boolean[] = [];
-		Reflect.set(globalThis, "streamsAborted", aborted);
-		const original = globalThis.fetch;
-		Reflect.set(globalThis, "fetch", (input: string, init?: RequestInit) => {
-			if (String(input).includes("/faxtest/calls")) {
-				const index = aborted.push(false) - 1;
-				init?.signal?.addEventListener("abort", () => {
-					aborted[index] = true;
-				});
-			}
-			return original(input, init);
-		});
+}
+
+/** In the page: its CSP violations, and whether its script aborted each stream it opened. */
+function watchPageSecurityAndAborts(): void {
+	const violations: string[] = [];
+	Reflect.set(globalThis, "cspViolations", violations);
+	Reflect.get(globalThis, "document").addEventListener(
+		"securitypolicyviolation",
+		(event: { violatedDirective: string; blockedURI: string }) =>
+			violations.push(`${event.violatedDirective} ${event.blockedURI}`),
+	);
+	// Whether the page's script aborted each stream: to Chromium's network
+	// events a stream that ended at its time limit is ERR_ABORTED too.
+	const aborted: boolean[] = [];
+	Reflect.set(globalThis, "streamsAborted", aborted);
+	const original = globalThis.fetch;
+	Reflect.set(globalThis, "fetch", (input: string, init?: RequestInit) => {
+		if (String(input).includes("/faxtest/calls")) {
+			const index = aborted.push(false) - 1;
+			init?.signal?.addEventListener("abort", () => {
+				aborted[index] = true;
+			});
+		}
+		return original(input, init);
 	});
-	const firstStream = page.waitForRequest((request) => request.url().includes("/faxtest/calls"));
-	await page.goto(`${server.baseUrl}/faxtest`);
-	await firstStream;
-	// Set once: still there at the end, the page was never reloaded.
-	await page.evaluate(() => Reflect.set(globalThis, "loadedOnce", true));
-	watch = new DomWatch(page);
-	await watch.until("the page", () => true, 0, 5000);
-}, 60_000);
+}
 
 afterAll(async () => {
 	await watch?.stop();
@@ -504,6 +512,18 @@ describe("calls in progress on /faxtest, in Chromium, without reload", () => {
 		expect(onTop.callsHidden).toBe(true);
 	}, 60_000);
 
+	// Headless Chromium has no tab to hide: the page is told so as a browser tells it (live-page.test.ts).
+	const setHidden = (hidden: boolean) =>
+		page.evaluate((value) => {
+			const document = Reflect.get(globalThis, "document");
+			Object.defineProperty(document, "hidden", { value, configurable: true });
+			Object.defineProperty(document, "visibilityState", {
+				value: value ? "hidden" : "visible",
+				configurable: true,
+			});
+			document.dispatchEvent(new (Reflect.get(globalThis, "Event"))("visibilitychange"));
+		}, hidden);
+
 	test("one stream per 25 s, a hidden tab aborts it, no inline script and no console error", async () => {
 		// The first stream ends at its time limit, and the next starts at once.
 		const first = streams[0] as StreamRequest;
@@ -533,17 +553,6 @@ describe("calls in progress on /faxtest, in Chromium, without reload", () => {
 		for (const [index, stream] of beforeHiding.slice(1).entries())
 			expect(stream.startedAt - (beforeHiding[index]?.endedAt ?? 0)).toBeLessThan(1000);
 
-		// Headless Chromium has no tab to hide: the page is told so as a browser tells it (live-page.test.ts).
-		const setHidden = (hidden: boolean) =>
-			page.evaluate((value) => {
-				const document = Reflect.get(globalThis, "document");
-				Object.defineProperty(document, "hidden", { value, configurable: true });
-				Object.defineProperty(document, "visibilityState", {
-					value: value ? "hidden" : "visible",
-					configurable: true,
-				});
-				document.dispatchEvent(new (Reflect.get(globalThis, "Event"))("visibilitychange"));
-			}, hidden);
 		const open = streams.at(-1) as StreamRequest;
 		const hiddenAt = performance.now();
 		await setHidden(true);
