@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline";
 import { loadCommands, runCli } from "../lib/cli/index.ts";
 
 async function readStdinUpTo(limit: number): Promise<Uint8Array> {
@@ -12,16 +11,27 @@ async function readStdinUpTo(limit: number): Promise<Uint8Array> {
 	return Buffer.concat(chunks, Math.min(length, limit));
 }
 
+// Bun.stdin, not node:readline over process.stdin: in Bun 1.4.5 a worker's
+// process.stdin is fd 0 too, and the PostgreSQL bridge's worker took the
+// data from under the main thread (docs/decisions.md, Workarounds). Latin-1,
+// one byte a character, as ingest reads a session log.
+async function* readStdinLines(): AsyncGenerator<string> {
+	let rest = "";
+	for await (const chunk of Bun.stdin.stream()) {
+		const lines = (rest + Buffer.from(chunk).toString("latin1")).split("\n");
+		rest = lines.pop() ?? "";
+		yield* lines;
+	}
+	if (rest !== "") yield rest;
+}
+
 const argv = process.argv.slice(2);
 const exitCode = await runCli(await loadCommands(argv[0]), argv, {
 	env: process.env,
 	out: (text) => console.log(text),
 	err: (text) => console.error(text),
 	readStdin: readStdinUpTo,
-	stdinLines: () => {
-		process.stdin.setEncoding("latin1");
-		return createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
-	},
+	stdinLines: readStdinLines,
 	clock: Date.now,
 });
 process.exit(exitCode);
