@@ -183,7 +183,11 @@ async function replayOver(store: FaxStore, lines: TimedLine[], pauses: Pauses, o
 	for (let n = 0; !pauses.stopped; n++) {
 		try {
 			await removeAll(store, shown);
-			const failed = toldOnce(options.logger);
+			const failed = (reason: string) =>
+				options.logger.warn(
+					{ reason },
+					"the demo call's progress could not be written: its feed tries again",
+				);
 			const feed = new CallFeed(store, { clock, setTimer: options.setTimer, failed });
 			try {
 				await replayCall(feed, lines, pauses, { commid: FIRST_COMMID + n, pace: 1, clock });
@@ -204,14 +208,4 @@ async function removeAll(store: FaxStore, keys: Set<string>): Promise<void> {
 		await store.removeCall(key);
 		keys.delete(key);
 	}
-}
-
-/** The first failed write of a replay is logged: its feed tries again at each line, five times a second. */
-function toldOnce(logger: Logger): (message: string) => void {
-	let told = false;
-	return (message) => {
-		if (told) return;
-		told = true;
-		logger.warn({ reason: message }, "the demo call's progress could not be written: its feed tries again");
-	};
 }

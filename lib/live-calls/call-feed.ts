@@ -25,7 +25,7 @@ const HEAD_LINES = 10;
 export interface CallFeedOptions {
 	clock?: () => number;
 	setTimer?: SetTimer;
-	/** Told when a write fails; the next one tries again. */
+	/** Told when a write fails after one that did not (not at each retry); the next line tries again. */
 	failed?: (message: string) => void;
 }
 
@@ -43,6 +43,7 @@ export class CallFeed {
 	#ended = false;
 	#over = false;
 	#dirty = false;
+	#failing = false;
 	#lastWrite = Number.NEGATIVE_INFINITY;
 	#cancelTimer: (() => void) | null = null;
 	#writing: Promise<void> = Promise.resolve();
@@ -135,8 +136,11 @@ export class CallFeed {
 				view: JSON.stringify(view),
 				call: JSON.stringify(call),
 			});
+			this.#failing = false;
 		} catch (error) {
-			this.#failed(`${key}: the call's progress could not be written: ${errorMessage(error)}`);
+			if (!this.#failing)
+				this.#failed(`${key}: the call's progress could not be written: ${errorMessage(error)}`);
+			this.#failing = true;
 			this.#dirty = true;
 			if (!this.#ended) this.#schedule();
 		}

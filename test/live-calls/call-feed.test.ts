@@ -96,3 +96,46 @@ describe("every real call fed line by line", () => {
 		expect(shown.at(-1)).toBe("Page 2 came whole, the last one: the call is ending.");
 	});
 });
+
+test("a feed whose writes fail says so once per outage, and writes the call once the database takes it again", async () => {
+	const path = join(dir, "outage.sqlite");
+	const feedStore = new FaxStore(openDatabase(path));
+	const other = openDatabase(path);
+	const told: string[] = [];
+	const due: (() => void)[] = [];
+	const feed = new CallFeed(feedStore, {
+		failed: (message) => told.push(message),
+		setTimer: (run) => {
+			due.push(run);
+			return () => {};
+		},
+	});
+	const lines = logOf("clean").split("\n");
+	const writeDue = async () => {
+		for (const run of due.splice(0)) run();
+		await Bun.sleep(0);
+	};
+	const table = other.query("SELECT sql FROM sqlite_master WHERE name = 'calls_in_progress'").get() as {
+		sql: string;
+	};
+	other.exec("DROP TABLE calls_in_progress");
+	for (const line of lines.slice(0, 20)) {
+		feed.line(line);
+		await writeDue();
+	}
+	expect(told).toEqual([
+		`${feed.key}: the call's progress could not be written: no such table: calls_in_progress`,
+	]);
+	other.exec(table.sql);
+	for (const line of lines.slice(20)) {
+		feed.line(line);
+		await writeDue();
+	}
+	await feed.end();
+	expect(JSON.parse(feedStore.callRow(feed.key as string)?.call ?? "null")).toEqual(
+		reportedCall(logOf("clean")),
+	);
+	expect(told).toHaveLength(1);
+	other.close();
+	feedStore.close();
+});
