@@ -32,11 +32,14 @@ function outcomeOf(store: { report(slug: string): string | null }, slug: string)
 export const route = definePlainRoute(async ({ search, now }, { faxes, store, calls, cdnOrigin, sendTo }) => {
 	await faxes.settle();
 	const { filter, sender } = liveFilterOf(new URLSearchParams(search).get("from"));
+	// The calls before the list: a fax listed between the two reads then shows
+	// with its call's entry for this one answer, never with neither.
+	const shownCalls = calls.current(sender);
 	const answer = faxes.list({ after: now - WINDOW_SECONDS, sender, limit: LIMIT }, now);
 	const items = (JSON.parse(answer.text) as Fax[]).map(
 		(fax): LiveItem => ({ fax, outcome: outcomeOf(store, fax.slug) }),
 	);
-	const shown = { items, etag: answer.etag, calls: calls.current(sender), nowMs: calls.now() };
+	const shown = { items, etag: answer.etag, calls: shownCalls, nowMs: calls.now() };
 	const page = livePage(shown, filter, cdnOrigin, sendTo);
 	return {
 		status: 200,

@@ -3,8 +3,10 @@
  * deploy/receivers/install.sh, the one command docs/operations/receivers.md names
  * (testkit/receivers.ts), a test email through real Postfix and a test fax
  * through a real HylaFAX call, each listed once, at the time the receiver got
- * it, whatever fails on the way; and each user's privileges, checked as that
- * user. Outside the default run: it installs system-wide and needs root.
+ * it, whatever fails on the way; a call shown on /faxtest while it is
+ * received, step by step as HylaFAX logs it; and each user's privileges,
+ * checked as that user. Outside the default run: it installs system-wide
+ * and needs root.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -21,10 +23,11 @@ import {
 } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseSessionLog } from "../../lib/report/index.ts";
+import { callKeyOf, parseSessionLog } from "../../lib/report/index.ts";
 import { checkoutWithoutSharpBinary } from "../../testkit/broken-pipeline.ts";
 import {
 	killSenderWhen,
+	newLog,
 	receiverLog,
 	sendFaxWith,
 	sessionEndMs,
@@ -60,6 +63,15 @@ import {
 	withoutPids,
 	writeSettings,
 } from "../../testkit/receivers.ts";
+import {
+	entryOf,
+	firstLine,
+	type LogLine,
+	pageStarts,
+	receiverTimeZone,
+	type Sample,
+	watchFaxtest,
+} from "../../testkit/receivers-live-calls.ts";
 import { expectPageShowsFaxinfo, pageDetails } from "../../testkit/transmission-report.ts";
 
 setDefaultTimeout(180_000);
@@ -667,6 +679,164 @@ describe("every call that reached a fax machine is accounted for, once (real cal
 	});
 });
 
+/** A time of this host's clock as the table shows it: HH:MM:SS.mmm, UTC. */
+const clockText = (ms: number) => new Date(ms).toISOString().slice(11, 23);
+
+/** Each step of a 3-page call: its line in the session log, the first fetch of /faxtest that showed it, the delay; printed as a table. */
+function stepTimings(log: string, zone: string, samples: Sample[], key: string) {
+	const pages = pageStarts(log, zone);
+	const steps: { step: string; line: LogLine | null; now: RegExp }[] = [
+		{ step: "answered", line: firstLine(log, /^ANSWER: FAX CONNECTION/, zone), now: /^Answered: / },
+		{ step: "training", line: firstLine(log, /^RECV training at /, zone), now: /^Training at / },
+		...[1, 2, 3].map((page) => ({
+			step: `page ${page} arriving`,
+			line: pages.get(page) ?? null,
+			now: new RegExp(`^Page ${page} arriving`),
+		})),
+	];
+	const rows = steps.map(({ step, line, now }) => {
+		const seen = samples.find((sample) => now.test(entryOf(sample, key)?.now ?? ""));
+		const delayMs = seen === undefined || line === null ? null : seen.atMs - line.ms;
+		return { step, line, seen, delayMs };
+	});
+	console.log(
+		`/faxtest while a 3-page call is received (fetched every 100 ms, ${samples.length} fetches; log times in ${zone}, shown in UTC):\n` +
+			rows
+				.map(
+					({ step, line, seen, delayMs }) =>
+						`  ${step.padEnd(16)} log ${line === null ? "(none)".padEnd(12) : clockText(line.ms)}  first on the page ${seen === undefined ? "(never)".padEnd(12) : clockText(seen.atMs)}  ${delayMs === null ? "" : `+${delayMs} ms`.padStart(9)}  ${line?.text.slice(0, 40) ?? ""} -> ${entryOf(seen ?? { atMs: 0, calls: [], faxes: [] }, key)?.now ?? ""}`,
+				)
+				.join("\n"),
+	);
+	return rows;
+}
+
+/** The listed fax takes the call's entry's place on /faxtest: never both in one fetch, never neither, within 5 s of the DCN. */
+function expectFaxTookPlace(
+	samples: Sample[],
+	shown: Sample[],
+	call: { key: string; slug: string; log: string; zone: string },
+): void {
+	const { key, slug, log, zone } = call;
+	// The listed fax takes the entry's place.
+	const listedOn = (sample: Sample) => sample.faxes.some((row) => row.slug === slug);
+	const from = samples.indexOf(shown[0] as Sample);
+	const both = samples.filter((sample) => entryOf(sample, key) !== undefined && listedOn(sample));
+	const neither = samples
+		.slice(from)
+		.filter((sample) => entryOf(sample, key) === undefined && !listedOn(sample));
+	// The page reads the calls, then the list: a commit between the two reads shows both in one answer, never neither.
+	expect([both.length <= 1, neither.length]).toEqual([true, 0]);
+	const replaced = samples[samples.indexOf(shown.at(-1) as Sample) + 1] as Sample;
+	const hangUp = firstLine(log, /^RECV recv DCN/, zone);
+	const replacedMs = replaced.atMs - (hangUp?.ms ?? 0);
+	console.log(
+		`hang-up (DCN) ${hangUp?.stamp} -> the entry replaced by ${slug} on /faxtest: ${replacedMs} ms`,
+	);
+	expect(listedOn(replaced)).toBe(true);
+	expect(replacedMs).toBeLessThan(5000);
+}
+
+describe("a call on /faxtest while it happens (real calls)", () => {
+	const threePages = () => join(ROOT, "fixtures/ingest/fax-g3-2d-fine.tif");
+	const tif = () => join(ROOT, "fixtures/ingest/fax-g3-2d.tif");
+
+	test("a 3-page call (ECM): /faxtest shows it answered, training, then each page arriving, in that order, each within 1 s of HylaFAX's line; after the hang-up the listed fax takes its place within seconds", async () => {
+		const zone = receiverTimeZone();
+		const before = await phoneFaxes();
+		const logs = sessionLogNames();
+		const watch = watchFaxtest(api, 100);
+		let name = "";
+		let fax: Fax | undefined;
+		try {
+			sendFaxWith(threePages());
+			const listing = newPhoneFax(before, 150_000);
+			name = await receiverLog(logs, 150_000);
+			fax = (await listing).fax;
+			const key = callKeyOf(sessionLog(name)) ?? "";
+			const slug = fax.slug;
+			await watch.until(
+				(sample) => entryOf(sample, key) === undefined && sample.faxes.some((row) => row.slug === slug),
+				15_000,
+			);
+		} finally {
+			await watch.stop();
+		}
+		const log = sessionLog(name);
+		const key = callKeyOf(log) ?? "";
+		const slug = fax.slug;
+		const samples = watch.samples;
+		const rows = stepTimings(log, zone, samples, key);
+		expect(watch.failures).toEqual([]);
+		// Each step's line is in the log, and its state first showed within 1 s of it.
+		expect(rows.map(({ step, line, delayMs }) => [step, line !== null, delayMs !== null])).toEqual(
+			["answered", "training", "page 1 arriving", "page 2 arriving", "page 3 arriving"].map((step) => [
+				step,
+				true,
+				true,
+			]),
+		);
+		for (const { step, delayMs } of rows) {
+			expect([step, Math.abs(delayMs ?? Number.NaN) <= 1000]).toEqual([step, true]);
+		}
+		const firstSeen = rows.map(({ seen }) => seen?.atMs ?? 0);
+		expect(firstSeen).toEqual([...firstSeen].sort((a, b) => a - b));
+		// What the call had done, by the last fetch that showed it. Page 3's time is in HylaFAX's
+		// line after the DCN: the hand-over may list the fax before the feed's next write shows it.
+		const shown = samples.filter((sample) => entryOf(sample, key) !== undefined);
+		const last = entryOf(shown.at(-1) as Sample, key);
+		console.log(`its last entry: ${last?.now}\n  done: ${last?.done.join("; ")}`);
+		expect(last?.done).toEqual([
+			"Answered as a fax call",
+			expect.stringMatching(/^Your machine chose: /),
+			expect.stringMatching(/^Training at .*: succeeded$/),
+			expect.stringMatching(/^Page 1 came whole in /),
+			expect.stringMatching(/^Page 2 came whole in /),
+			expect.stringMatching(/^Page 3 came whole(?: in |$)/),
+		]);
+		expectFaxTookPlace(samples, shown, { key, slug, log, zone });
+	});
+
+	test("a sender killed as page 2 begins (ECM): the entry says your machine has gone silent, its seconds growing; when HylaFAX gives up (under 2 minutes), the listed fax takes its place with its outcome", async () => {
+		const before = await phoneFaxes();
+		const logs = sessionLogNames();
+		const watch = watchFaxtest(api, 100);
+		try {
+			sendFaxWith(tif());
+			// Killed as page 2 begins: its modem's carrier is up for the page, no frame of it sent yet.
+			// HylaFAX waits 60 s for a frame's flag, then 45 s for the post-page message, and ends the
+			// call about 1:45 after the kill (fixtures/hylafax/killmidpage). Killed in the midst of a
+			// page's frames, the sending modem plays out the frames it holds (9 s here), the one it cut
+			// fails its check, and HylaFAX reads on for up to 5 minutes (docs/decisions.md): too long here.
+			await killSenderWhen(logs, /SEND recv MCF[\s\S]*AT\+FTM=146/);
+			const killedAtMs = Date.now();
+			const receiver = await until(() => newLog(logs, /: RECV FAX: begin/), 10_000, 20);
+			const key = callKeyOf(sessionLog(receiver)) ?? "";
+			const seconds = (sample: Sample) =>
+				Number(/nothing from it for (\d+) s\./.exec(entryOf(sample, key)?.silence ?? "")?.[1] ?? Number.NaN);
+			const silent = await watch.until((sample) => seconds(sample) >= 10, 30_000);
+			await Bun.sleep(3000);
+			const later = await watch.until((sample) => entryOf(sample, key) !== undefined, 5000);
+			console.log(
+				`sender killed as page 2 began: ${Math.round((silent.atMs - killedAtMs) / 1000)} s after the kill: "${entryOf(silent, key)?.now}" "${entryOf(silent, key)?.silence}"; ${Math.round((later.atMs - silent.atMs) / 1000)} s later: "${entryOf(later, key)?.silence}"`,
+			);
+			expect(entryOf(silent, key)?.silence).toStartWith("Your machine has gone silent: nothing from it for ");
+			expect(seconds(later) - seconds(silent)).toBeGreaterThanOrEqual(2);
+			const { fax, atMs } = await newPhoneFax(before, 180_000);
+			const replaced = await watch.until((sample) => entryOf(sample, key) === undefined, 15_000);
+			const row = replaced.faxes.find((entry) => entry.slug === fax.slug);
+			const endMs = firstLine(sessionLog(receiver), /^SESSION END$/, receiverTimeZone())?.ms ?? 0;
+			console.log(
+				`sender killed as page 2 began: HylaFAX ended the call ${Math.round((endMs - killedAtMs) / 1000)} s after the kill (${xferfaxlogReason(receiver.slice(1))}); listed ${atMs - endMs} ms after its session end; its row on /faxtest: ${row?.outcome}`,
+			);
+			expect(row?.outcome).toMatch(/page 2/);
+		} finally {
+			await watch.stop();
+		}
+		expect(watch.failures).toEqual([]);
+	}, 240_000);
+});
+
 describe("the cron sweep beside another hand-over of the same fax", () => {
 	test("a fax listed and moved away by another hand-over while the sweep reaches it is not listed again, nor an empty file in its place", async () => {
 		const queueFile = `fax8${String(Date.now()).slice(-8)}.tif`;
@@ -777,6 +947,29 @@ describe("least privilege, checked as each user", () => {
 		];
 		for (const path of hylafax) expect([path, userCan("testfax", "-w", path)]).toEqual([path, false]);
 		expect(userCan("testfax", "-r", firstTiff)).toBe(false);
+	});
+
+	test("during a call, fax follow-call runs as testfax and the tail that reads the session log for it as uucp; testfax cannot read that log", async () => {
+		const before = await phoneFaxes();
+		const logs = sessionLogNames();
+		sendFaxWith(join(ROOT, "fixtures/ingest/fax-g3-2d.tif"));
+		const name = await until(() => newLog(logs, /: RECV FAX: begin/), 150_000, 20);
+		const log = join(SPOOL, "log", name);
+		// Each one process, whose user is asked of ps while the call lasts.
+		const usersOf = async (pattern: string) => {
+			const pids = await until(() => {
+				const found = Bun.spawnSync(["pgrep", "-f", pattern]).stdout.toString().trim();
+				return found === "" ? undefined : found.split("\n");
+			}, 10_000);
+			return pids.map((pid) => sh(["ps", "-o", "user=", "-p", pid]).trim());
+		};
+		expect(await usersOf(` bin/fax\\.ts follow-call ${name}$`)).toEqual(["testfax"]);
+		expect(await usersOf(`^tail .* -f log/${name}$`)).toEqual(["uucp"]);
+		expect(sessionLog(name)).not.toMatch(/: SESSION END/);
+		expect(userCan("testfax", "-r", log)).toBe(false);
+		expect(userCan("uucp", "-r", log)).toBe(true);
+		// Listed before the tests after it read the queue.
+		await newPhoneFax(before, 150_000);
 	});
 
 	test("the server, as testfax, reads both receivers' queues for /metrics: nothing of HylaFAX's waits", async () => {

@@ -7,9 +7,9 @@ import { type Command, type CommandIO, EXIT, parseCommandArgs, UsageError } from
 import { withStore } from "../open-store.ts";
 
 // After the log closes, the call's fax is awaited this long: its hand-over
-// (FaxRcvdCmd) usually listed it before HylaFAX's last line; a failed one
-// is listed by the next sweep, a minute later at most, and the call's entry
-// gives way to it then.
+// (FaxRcvdCmd) usually listed it before HylaFAX's last line. After a failed
+// one the entry goes at this limit, and the next sweep (a minute at most)
+// lists the fax.
 const LISTED_WAIT_MS = 30_000;
 const LISTED_CHECK_MS = 250;
 // A call no fax machine answered is not listed: its entry says so this long, then goes.
