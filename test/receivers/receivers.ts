@@ -711,7 +711,7 @@ function stepTimings(log: string, zone: string, samples: Sample[], key: string) 
 	return rows;
 }
 
-/** The listed fax takes the call's entry's place on /faxtest: never both in one fetch, never neither, within 5 s of the DCN. */
+/** The listed fax takes the call's entry's place on /faxtest: never neither, both in one fetch at most, within 5 s of the DCN. */
 function expectFaxTookPlace(
 	samples: Sample[],
 	shown: Sample[],
