@@ -4,9 +4,10 @@
 // the caller's number never; nothing of it in /api/faxes; its fax's hand-over
 // (`fax receive-hylafax`, as faxrcvd runs it) takes its place in one commit.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
+import { childEnv } from "../../testkit/child-env.ts";
 import { runCommand } from "../../testkit/processes.ts";
 import { makeTempDir, startTestServer, type TestServer } from "../../testkit/server.ts";
 
@@ -49,6 +50,15 @@ async function page(): Promise<string> {
 	return (await fetch(`${server.baseUrl}/faxtest`)).text();
 }
 
+/** The received file as faxgetty leaves it: last written now, by this test's clock (any date). */
+function receivedFile(): string {
+	const path = join(dir, "fax000000001.tif");
+	copyFileSync(join(ROOT, "fixtures/hylafax/clean/received.tif"), path);
+	const now = Date.now() / 1000;
+	utimesSync(path, now, now);
+	return path;
+}
+
 function handOverFax(logPath: string) {
 	return runCommand(
 		[
@@ -56,7 +66,7 @@ function handOverFax(logPath: string) {
 			"-c",
 			'exec "$0" bin/fax.ts receive-hylafax fax000000001.tif "--reason=" < "$1" 3< "$2"',
 			process.execPath,
-			join(ROOT, "fixtures/hylafax/clean/received.tif"),
+			receivedFile(),
 			logPath,
 		],
 		{ cwd: ROOT, env: server.env },
@@ -69,7 +79,7 @@ test("a call fed in pieces shows on /faxtest and its stream, masked, never in th
 		fc.sample(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 30 }), 1)[0] ?? [];
 	const follower = Bun.spawn([process.execPath, "bin/fax.ts", "follow-call", "c000000002"], {
 		cwd: ROOT,
-		env: server.env,
+		env: childEnv(server.env),
 		stdin: "pipe",
 		stdout: "pipe",
 	});
@@ -144,7 +154,7 @@ test("a call no fax machine answered says so on the page for a few seconds, then
 	const log = readFileSync(join(ROOT, "fixtures/hylafax/killanswer/receiver.log"));
 	const follower = Bun.spawn([process.execPath, "bin/fax.ts", "follow-call", "c000000009"], {
 		cwd: ROOT,
-		env: server.env,
+		env: childEnv(server.env),
 		stdin: log,
 		stdout: "pipe",
 	});
