@@ -19,7 +19,7 @@ RUN --mount=type=secret,id=npm_ca \
 
 FROM oven/bun:1.4-slim
 WORKDIR /app
-# NODE_ENV=production: no demo faxes unless SEED_DEMO=1 asks for them.
+# NODE_ENV=production: no demo faxes nor demo call unless SEED_DEMO=1 asks for them.
 # The admin listener (probes, metrics) listens on the container's network for
 # the orchestrator and Prometheus; its port is neither exposed nor published.
 # The drain (SHUTDOWN_TIMEOUT_SECONDS) ends inside the 10 s that `docker stop`,
