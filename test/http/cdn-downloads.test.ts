@@ -154,7 +154,10 @@ describe("downloads under /cdn/faxes/, at most 2 at once", () => {
 describe("a download whose client stops reading", () => {
 	let server: TestServer;
 	beforeAll(async () => {
-		server = await startWithPdf({ CDN_MAX_DOWNLOADS: "1", IDLE_TIMEOUT_SECONDS: "1" });
+		// 2 s, eight times the slow reader's pause: a test process starved of
+		// the CPU for over a second (the whole suite on 2 cores, under faketime)
+		// was cut at 1 s although it kept reading.
+		server = await startWithPdf({ CDN_MAX_DOWNLOADS: "1", IDLE_TIMEOUT_SECONDS: "2" });
 	});
 	afterAll(() => server.stop());
 
