@@ -9,13 +9,18 @@ import { heldCount, heldOn, useTestServers } from "../../testkit/server.ts";
 // reaching back past the faxes memory holds (so its answer is the database's),
 // must not stall the instance: another client's list still answers at once,
 // and every held request is answered. npm test runs this on SQLite,
-// test:http:postgres on PostgreSQL.
+// test:http:postgres on PostgreSQL. "At once" is against a yardstick taken
+// beside it: the slowest list while the same requests are held and nothing
+// changes, so the load of the machine counts on both sides (a fixed 200 ms
+// failed at 205 ms under the whole suite on 2 cores); re-checking every held
+// request in one go took 400–500 ms more.
 
 const start = useTestServers();
 const HELD = 2000;
 const WAIT_SECONDS = 15;
 // Older than the 25 hours memory holds: each held answer is read from the database.
 const SINCE = ago(7 * 86_400);
+// What waking the held requests may add to the slowest list of the yardstick.
 const OTHER_LIST_MS = 200;
 
 const senderOf = (i: number) => `+1555${String(i).padStart(7, "0")}`;
@@ -41,7 +46,7 @@ const OLD_FAXES = [1, 2, 3].map((n) =>
 );
 
 test(
-	`${HELD} held requests from distinct clients: another client's list answers within ${OTHER_LIST_MS} ms, every held one is answered`,
+	`${HELD} held requests from distinct clients: another client's list answers within ${OTHER_LIST_MS} ms of its time while nothing changes, every held one is answered`,
 	async () => {
 		const server = await start({
 			env: { TRUST_PROXY: "127.0.0.1", WAIT_MAX_HELD_PER_CLIENT: "1" },
@@ -51,10 +56,11 @@ test(
 		expect((await server.request("/api/faxes?limit=100")).status).toBe(200);
 		const held = Array.from({ length: HELD }, (_, i) => heldRequest(server.port, i));
 		await heldCount(server, HELD);
+		const yardstick = await slowestOtherList(server.request, 1500);
 		const measuring = slowestOtherList(server.request, 3000);
 		await removeOneByOne(server.env, OLD_FAXES);
 		const slowest = await measuring;
-		expect(slowest).toBeLessThan(OTHER_LIST_MS);
+		expect(slowest - yardstick).toBeLessThan(OTHER_LIST_MS);
 		// Nothing changed for the held senders: each is still held.
 		expect(await heldOn(server.adminUrl)).toBe(HELD);
 		const answers = await Promise.all(held);
