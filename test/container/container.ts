@@ -89,7 +89,7 @@ function hostCaLines(): string[] {
 test("the image holds what the server loads, and not the build's CA", async () => {
 	const caPatterns = hostCaLines().flatMap((line) => ["-e", line]);
 	const script = [
-		"ls /app; echo ---; ls /app/docs; echo ---; ls /app/fixtures; echo ---; ls /app/node_modules; echo ---",
+		"ls /app; echo ---; ls /app/docs; echo ---; cd /app/fixtures && find . -type f | sort; echo ---; ls /app/node_modules; echo ---",
 		"ls /run/secrets 2>/dev/null; echo ---",
 		caPatterns.length === 0 ? "" : `grep -rlF "$@" /etc /usr/local /app /home /root 2>/dev/null; echo ---`,
 	].join("\n");
@@ -108,7 +108,8 @@ test("the image holds what the server loads, and not the build's CA", async () =
 		.split("---")
 		.map((part) => part.trim().split("\n"));
 	expect(top).toEqual(["bin", "data", "docs", "fixtures", "lib", "node_modules", "package.json", "routes"]);
-	expect([docs, fixtures]).toEqual([["API.md"], ["demo-faxes.json"]]);
+	// The demo faxes, and the session log of the demo call (lib/demo/demo-call.ts).
+	expect([docs, fixtures]).toEqual([["API.md"], ["./demo-faxes.json", "./hylafax/clean/receiver.log"]]);
 	expect(modules).toContain("elysia");
 	expect(modules).toContain("redoc");
 	expect(
