@@ -12,7 +12,7 @@ import { type CallReport, callKeyOf, callReportOf, liveProgress, SessionReader }
 import { errorMessage, realTimer, type SetTimer } from "../util/index.ts";
 import type { CallView } from "./call-view.ts";
 
-export const WRITE_EVERY_MS = 200;
+const WRITE_EVERY_MS = 200;
 // Lines that show the sender's side is there: its frames, its carrier, what we read of its pages.
 const HEARD =
 	/\]: (?:--> HDLC|--> \[\d+:CONNECT\]|RECV recv |RECV received |RECV: |RECV training|REMOTE |TRAINING|ANSWER: )/;

@@ -7,7 +7,7 @@ import { SILENT_AFTER_SECONDS } from "../report/index.ts";
 import { escapeHtml } from "./html.ts";
 
 /** The sender's silence in words, once it lasts SILENT_AFTER_SECONDS; "" before or when it cannot be told. */
-export function silenceText(call: ShownCall, nowMs: number): string {
+function silenceText(call: ShownCall, nowMs: number): string {
 	const { heardAt, silenceTold } = call.view;
 	if (!silenceTold || heardAt === null) return "";
 	const seconds = Math.floor((nowMs - heardAt) / 1000);
@@ -16,7 +16,7 @@ export function silenceText(call: ShownCall, nowMs: number): string {
 }
 
 /** One call in progress, as the list shows it. */
-export function callItem(call: ShownCall, nowMs: number): string {
+function callItem(call: ShownCall, nowMs: number): string {
 	const from = call.from === null ? "Sender not known yet" : escapeHtml(call.from);
 	const done = call.view.done.map((step) => `<li>${escapeHtml(step.text)}</li>`).join("");
 	const silence = silenceText(call, nowMs);

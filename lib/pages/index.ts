@@ -1,6 +1,5 @@
 // HTML pages for people: the page of a fax behind `view_url`, the live list, the docs.
 
-export { callItem, callsPart, silenceText } from "./calls-part.ts";
 export { docsPage, INTERACTIVE_DOCS_PATH } from "./docs-page.ts";
 export { faxPage, missingFaxPage, removedFaxPage } from "./fax-page.ts";
 export { escapeHtml, FAVICON_PATH, type HtmlPage, htmlPage } from "./html.ts";
