@@ -74,3 +74,19 @@ export function useBrowser(): BrowserFixture {
 		},
 	};
 }
+
+/**
+ * Tells the page its tab was hidden or shown, as a browser tells it:
+ * headless Chromium has no tab to hide (Page Visibility).
+ */
+export function setPageHidden(page: Page, hidden: boolean): Promise<void> {
+	return page.evaluate((value) => {
+		const document = Reflect.get(globalThis, "document");
+		Object.defineProperty(document, "hidden", { value, configurable: true });
+		Object.defineProperty(document, "visibilityState", {
+			value: value ? "hidden" : "visible",
+			configurable: true,
+		});
+		document.dispatchEvent(new (Reflect.get(globalThis, "Event"))("visibilitychange"));
+	}, hidden);
+}

@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { sh, until } from "./receivers.ts";
+import { htmlText } from "./transmission-report.ts";
 
 /** A call in progress as /faxtest's HTML shows it. */
 export type ShownEntry = { key: string; now: string; silence: string; done: string[] };
@@ -14,16 +15,6 @@ export type ShownEntry = { key: string; now: string; silence: string; done: stri
 export type ListedRow = { slug: string; outcome: string | null };
 /** One fetch of /faxtest: when its page had come whole (ms, this host's clock), and what it showed. */
 export type Sample = { atMs: number; calls: ShownEntry[]; faxes: ListedRow[] };
-
-const ENTITIES: Record<string, string> = {
-	"&amp;": "&",
-	"&lt;": "<",
-	"&gt;": ">",
-	"&quot;": '"',
-	"&#39;": "'",
-};
-const htmlText = (html: string) =>
-	html.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity] ?? "");
 
 const CALL =
 	/<li class="call" data-call="([^"]*)"[^>]*>[\s\S]*?<span class="now">([^<]*)<\/span> <span class="silence" role="status">([^<]*)<\/span>\n<ol class="done">((?:<li>[^<]*<\/li>)*)<\/ol>/g;

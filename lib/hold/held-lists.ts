@@ -42,12 +42,12 @@ interface Held {
 
 // The time limit is shortened by up to this share at random, so that clients
 // that asked together come back spread out, and never later than they asked.
-const SPREAD = 0.1;
+export const SPREAD = 0.1;
 // While anything is held, other processes' commits are looked for this often:
 // one read of the WAL index header (or one PRAGMA data_version) each time.
 const CHECK_INTERVAL_MS = 10;
 // Past its time limit, a held connection stays open this much longer before Bun may cut it.
-const KEEP_OPEN_MARGIN_SECONDS = 5;
+export const KEEP_OPEN_MARGIN_SECONDS = 5;
 // After a change, the held requests it may concern are looked at again in
 // turns of at most this long, other requests answered between turns: on
 // PostgreSQL each answer memory cannot give is a round trip, and thousands of

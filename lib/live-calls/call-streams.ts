@@ -1,4 +1,4 @@
-import type { HoldableRequest, HoldLimits } from "../hold/index.ts";
+import { type HoldableRequest, type HoldLimits, KEEP_OPEN_MARGIN_SECONDS, SPREAD } from "../hold/index.ts";
 import { realTimer, type SetTimer } from "../util/index.ts";
 import type { CallFilter, CallsShown } from "./calls-shown.ts";
 
@@ -6,10 +6,6 @@ import type { CallFilter, CallsShown } from "./calls-shown.ts";
 // commit count each time, a read of the table only after a commit. Within the
 // 1 s the pages promise, with the feed's own 200 ms spacing before it.
 const CHECK_INTERVAL_MS = 100;
-// The time limit is shortened by up to this share at random, as held lists are (lib/hold).
-const SPREAD = 0.1;
-// Past its time limit, a stream's connection stays open this much longer before Bun may cut it.
-const KEEP_OPEN_MARGIN_SECONDS = 5;
 
 const encoder = new TextEncoder();
 

@@ -183,10 +183,14 @@ function schedule(delay) {
 // The server's Retry-After when it gave one; else 2, 4, 8 … 60 s, each
 // within a fifth either way, so tabs that lost the server together do not
 // come back together.
+function retryDelay(seconds, failed) {
+	const backoff = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (failed - 1));
+	return seconds > 0 ? seconds * 1000 : backoff * (0.8 + Math.random() * 0.4);
+}
+
 function retryLater(why, seconds) {
 	if (!(seconds > 0)) failures += 1;
-	const backoff = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (failures - 1));
-	const delay = seconds > 0 ? seconds * 1000 : backoff * (0.8 + Math.random() * 0.4);
+	const delay = retryDelay(seconds, failures);
 	say(`${why}: trying again in ${Math.round(delay / 1000)} s. The list below is as it was.`);
 	schedule(delay);
 }
@@ -371,8 +375,7 @@ async function readEvents(response, signal) {
 function callsRetry(response) {
 	const retryAfter = Number(response?.headers.get("Retry-After")) || 0;
 	if (!(retryAfter > 0)) callsFailures += 1;
-	const backoff = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (callsFailures - 1));
-	scheduleCalls(retryAfter > 0 ? retryAfter * 1000 : backoff * (0.8 + Math.random() * 0.4));
+	scheduleCalls(retryDelay(retryAfter, callsFailures));
 }
 
 async function streamCalls() {

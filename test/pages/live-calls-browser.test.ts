@@ -14,7 +14,7 @@ import type { FaxStore } from "../../lib/db/index.ts";
 import { newSlug } from "../../lib/fax/index.ts";
 import { CallFeed, type CallView } from "../../lib/live-calls/index.ts";
 import { liveProgress } from "../../lib/report/index.ts";
-import { useBrowser } from "../../testkit/browser.ts";
+import { setPageHidden, useBrowser } from "../../testkit/browser.ts";
 import { captureLog, type LogLine } from "../../testkit/log.ts";
 import { freePort } from "../../testkit/ports.ts";
 import { runCommand } from "../../testkit/processes.ts";
@@ -180,6 +180,21 @@ const streams: StreamRequest[] = [];
 const consoleErrors: string[] = [];
 let cleanKey = "";
 let silentKey = "";
+
+/** Lists the fax of call `key` as ingest does: its row ends the call in the same commit. Returns its slug. */
+async function listCallFax(on: FaxStore, key: string): Promise<string> {
+	const slug = newSlug();
+	const fax = {
+		slug,
+		source: "phone" as const,
+		sender: "IAXmodem",
+		received_at: Math.floor(Date.now() / 1000),
+		page_count: null,
+		file_size: null,
+	};
+	await on.insert(fax, { endsCall: key });
+	return slug;
+}
 
 function entryOf(state: Snapshot, key: string): ShownCall | undefined {
 	return state.calls.find((call) => call.key === key);
@@ -472,18 +487,7 @@ describe("calls in progress on /faxtest, in Chromium, without reload", () => {
 		await other("first@example.net");
 		await other("second@example.net");
 		// The silent call's fax, listed as ingest lists it: its row ends the call in the same commit.
-		const slug = newSlug();
-		await store.insert(
-			{
-				slug,
-				source: "phone",
-				sender: "IAXmodem",
-				received_at: Math.floor(Date.now() / 1000),
-				page_count: null,
-				file_size: null,
-			},
-			{ endsCall: silentKey },
-		);
+		const slug = await listCallFax(store, silentKey);
 		const listedAt = performance.now();
 		const ending = await watch.until(
 			"the entry ending",
@@ -512,17 +516,7 @@ describe("calls in progress on /faxtest, in Chromium, without reload", () => {
 		expect(onTop.callsHidden).toBe(true);
 	}, 60_000);
 
-	// Headless Chromium has no tab to hide: the page is told so as a browser tells it (live-page.test.ts).
-	const setHidden = (hidden: boolean) =>
-		page.evaluate((value) => {
-			const document = Reflect.get(globalThis, "document");
-			Object.defineProperty(document, "hidden", { value, configurable: true });
-			Object.defineProperty(document, "visibilityState", {
-				value: value ? "hidden" : "visible",
-				configurable: true,
-			});
-			document.dispatchEvent(new (Reflect.get(globalThis, "Event"))("visibilitychange"));
-		}, hidden);
+	const setHidden = (hidden: boolean) => setPageHidden(page, hidden);
 
 	test("one stream per 25 s, a hidden tab aborts it, no inline script and no console error", async () => {
 		// The first stream ends at its time limit, and the next starts at once.
@@ -600,18 +594,7 @@ describe("calls in progress on /faxtest, in Chromium, without reload", () => {
 			await feed.end();
 			const key = feed.key ?? "";
 			await freshWatch.until("the call", (state) => entryOf(state, key) !== undefined, 0, 5000);
-			const slug = newSlug();
-			await emptyStore.insert(
-				{
-					slug,
-					source: "phone",
-					sender: "IAXmodem",
-					received_at: Math.floor(Date.now() / 1000),
-					page_count: null,
-					file_size: null,
-				},
-				{ endsCall: key },
-			);
+			const slug = await listCallFax(emptyStore, key);
 			const listedAt = performance.now();
 			const onTop = await freshWatch.until(
 				"the fax on top",

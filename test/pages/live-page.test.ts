@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { useBrowser } from "../../testkit/browser.ts";
+import { setPageHidden, useBrowser } from "../../testkit/browser.ts";
 import { freePort } from "../../testkit/ports.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
 
@@ -237,17 +237,7 @@ describe("/faxtest in Chromium", () => {
 		page.on("request", (request) => {
 			if (request.url().includes("/api/faxes?")) calls.push(request.url());
 		});
-		// Headless Chromium has no tab to hide: the page is told so as a browser tells it.
-		const setHidden = (hidden: boolean) =>
-			page.evaluate((value) => {
-				const document = Reflect.get(globalThis, "document");
-				Object.defineProperty(document, "hidden", { value, configurable: true });
-				Object.defineProperty(document, "visibilityState", {
-					value: value ? "hidden" : "visible",
-					configurable: true,
-				});
-				document.dispatchEvent(new (Reflect.get(globalThis, "Event"))("visibilitychange"));
-			}, hidden);
+		const setHidden = (hidden: boolean) => setPageHidden(page, hidden);
 		await setHidden(true);
 		const slug = await ingest(server, "+1 555 040 0001");
 		await Bun.sleep(3500);
