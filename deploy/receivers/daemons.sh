@@ -87,13 +87,6 @@ start_syslog() {
 	fi
 }
 
-# Before anything starts: a host that cannot process documents would list
-# every fax as not processable (an npm ci that dropped sharp's native package).
-check_pipeline() {
-	out=$("$app/node_modules/.bin/bun" "$app/bin/fax.ts" check 2>&1) ||
-		die "$(printf '%s' "$out" | head -n 1); nothing started (run npm ci in $app again: docs/operations/instance.md, \"Node on Debian 12\")"
-}
-
 # A server running from another folder (the release before an upgrade) is
 # replaced by one running from this one.
 start_server() {

@@ -1,49 +1,9 @@
 # shellcheck shell=sh disable=SC2154 # its variables are install.sh's
 # The steps of install.sh (sourced by it; its variables are set). Each step
 # checks before it changes, says what it changed, and changes nothing the
-# second time.
-
-# put_file DEST MODE OWNER: DEST gets standard input's text. A DEST this
-# script wrote before (its checksum is in $STATE) or that differs only in
-# comments is replaced; any other DEST that differs stops the run.
-put_file() {
-	dest=$1
-	tmp=$(mktemp)
-	cat >"$tmp"
-	record=$STATE/$(printf '%s' "$dest" | tr / _)
-	if [ -e "$dest" ] && ! cmp -s "$tmp" "$dest"; then
-		ours=no
-		[ -f "$record" ] && [ "$(sha256sum <"$dest")" = "$(cat "$record")" ] && ours=yes
-		[ "$(grep -v '^#' "$dest")" = "$(grep -v '^#' "$tmp")" ] && ours=yes
-		if [ "$ours" = no ]; then
-			rm -f "$tmp"
-			die "$dest was changed by someone else: not overwriting it (move it away, or merge it into install.sh's version)"
-		fi
-	fi
-	if ! cmp -s "$tmp" "$dest" 2>/dev/null; then
-		install -m "$2" -o "${3%:*}" -g "${3#*:}" "$tmp" "$dest"
-		say "wrote $dest"
-	fi
-	rm -f "$tmp"
-	install -d -m 0700 "$STATE"
-	sha256sum <"$dest" >"$record"
-	set_mode "$dest" "$2" "$3"
-}
-
-# set_mode PATH MODE OWNER: as given, said when it was not.
-set_mode() {
-	if [ "$(stat -c '%a %U:%G' "$1")" != "$(printf '%o' "0$2") $3" ]; then
-		chown "$3" "$1"
-		chmod "$2" "$1"
-		say "$1 made $3 mode $2"
-	fi
-}
-
-check_app() {
-	[ -x "$app/bin/testfax" ] || die "$app/bin/testfax is missing: --app names a checkout of testfax-api"
-	[ -x "$app/node_modules/.bin/bun" ] || die "$app has no node_modules/.bin/bun: run npm ci there first"
-	check_pipeline
-}
+# second time. Those of the API instance (the user testfax, the settings
+# file, the data folders, testfax-api.service, put_file) are
+# deploy/runtime/instance-lib.sh's, shared with install-instance.sh.
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 
@@ -66,49 +26,8 @@ install_packages() {
 	say "installed$missing"
 }
 
-make_service_user() {
-	if ! id -u testfax >/dev/null 2>&1; then
-		useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin testfax
-		say "made the user testfax"
-	fi
-	# Earlier set-ups shared the group uucp; it lets the API write HylaFAX's spool.
-	if id -nG testfax | tr ' ' '\n' | grep -qx uucp; then
-		gpasswd -d testfax uucp >/dev/null
-		say "took testfax out of the group uucp"
-	fi
-}
-
-install_settings() {
-	install -d -m 0755 /etc/testfax-api
-	if [ ! -e "$SETTINGS" ]; then
-		install -m 0640 -o root -g testfax "$HERE/testfax.env" "$SETTINGS"
-		say "wrote $SETTINGS (edit it: docs/operations/receivers.md)"
-	fi
-	# Secrets (a Redis password) are for the service's user alone.
-	set_mode "$SETTINGS" 0640 root:testfax
-}
-
-# shellcheck source=/dev/null # the operator's settings file
-setting() { (set -a && . "$SETTINGS" && eval "printf '%s' \"\${$1:-}\""); }
-
 # The items of a Postfix list, one a line.
 items() { tr -s ', \t' '\n' | grep -v '^$'; }
-
-make_data_dirs() {
-	for dir in "$(dirname -- "$(setting DATABASE_PATH)")" "$(setting STORAGE_DIR)"; do
-		if [ "$dir" = "" ] || [ "$dir" = . ]; then die "$SETTINGS sets no DATABASE_PATH or STORAGE_DIR"; fi
-		if [ ! -d "$dir" ]; then
-			install -d -m 2770 -o testfax -g testfax "$dir"
-			say "made $dir"
-		fi
-		set_mode "$dir" 2770 testfax:testfax
-		# Files of a set-up that shared them with uucp: the service's only.
-		if [ -n "$(find "$dir" ! -group testfax -print -quit)" ]; then
-			find "$dir" ! -group testfax -exec chgrp -h testfax {} +
-			say "gave the group testfax every file of $dir"
-		fi
-	done
-}
 
 # postconf_set NAME VALUE [DEFAULTS]: set unless it holds VALUE; refuse an
 # operator's own value, but not one of DEFAULTS, the space-separated values
@@ -331,18 +250,6 @@ install_unit() {
 		echo "[Install]"
 		echo "WantedBy=multi-user.target"
 	} | put_file /etc/systemd/system/testfax-call-watch.service 0644 root:root
-	{
-		echo "# Written by testfax-api's deploy/receivers/install.sh."
-		echo "[Unit]"
-		echo "Description=testfax-api"
-		echo "After=network-online.target redis-server.service"
-		echo "[Service]"
-		echo "User=testfax"
-		echo "Group=testfax"
-		echo "ExecStart=$app/bin/testfax server"
-		echo "Restart=on-failure"
-		echo "[Install]"
-		echo "WantedBy=multi-user.target"
-	} | put_file /etc/systemd/system/testfax-api.service 0644 root:root
+	install_api_unit
 	systemctl daemon-reload
 }

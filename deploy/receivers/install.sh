@@ -23,7 +23,8 @@ Installs and configures, on Debian 12, as root, with or without systemd:
              call-watch (as uucp; a unit with systemd): a call that failed in
              the handshake, listed as HylaFAX ends it
   service    the user testfax, /etc/testfax-api/testfax.env (kept when it
-             exists), its data folders, the unit testfax-api.service
+             exists), its data folders, the unit testfax-api.service: the
+             steps of deploy/runtime/install-instance.sh
 then starts what is not running. It refuses, with one line, to overwrite a
 file or setting that someone changed since it wrote it.
 
@@ -106,6 +107,10 @@ systemd=no
 
 # The steps, from this script's own folder (not --app's): the script run is the one read.
 lib=$(dirname -- "$(readlink -f -- "$0")")
+# The API instance's steps, shared with deploy/runtime/install-instance.sh.
+runtime=$(dirname -- "$lib")/runtime
+# shellcheck source=deploy/runtime/instance-lib.sh
+. "$runtime/instance-lib.sh"
 # shellcheck source=deploy/receivers/install-lib.sh
 . "$lib/install-lib.sh"
 # shellcheck source=deploy/receivers/daemons.sh
@@ -121,7 +126,7 @@ esac
 check_app
 install_packages
 make_service_user
-install_settings
+install_settings receivers
 make_data_dirs
 configure_postfix
 configure_hylafax
