@@ -8,20 +8,25 @@
 # again on another instance, up to three times: every API request is a read
 # and may be repeated. Logs one line a request on standard output.
 #
-#   LISTEN_HOST   where HAProxy listens (127.0.0.1)
+#   LISTEN_HOST   where HAProxy listens (127.0.0.1): the address clients are
+#                 given, or 0.0.0.0 for every address of the host
 #   PUBLIC_PORT   the public port, the one clients and the CDN are given
 #   INSTANCES     name:host:port:admin_port, space-separated: each instance's
 #                 public listener (HOST, PORT) and admin listener (ADMIN_HOST,
 #                 ADMIN_PORT); ADMIN_HOST must be reachable from this host
 #
 # Each instance's TRUST_PROXY names the address this HAProxy connects from,
-# so that it reads the client's address from X-Forwarded-For.
+# so that it reads the client's address from X-Forwarded-For. Printed after
+# haproxy-config.sh's output into one file, it adds a global section of its
+# own (the log), which HAProxy merges with the first.
 set -euo pipefail
 : "${PUBLIC_PORT:?}" "${INSTANCES:?}"
 cat <<CFG
 global
-    # No maxconn: HAProxy derives it from the file descriptor limit (each held
-    # wait keeps two open, the client's and the instance's).
+    # No maxconn (nor in haproxy-config.sh's global section, which comes
+    # first when both share a file): HAProxy derives it from its file
+    # descriptor limit, about half of it, as each held wait keeps two open,
+    # the client's and the instance's.
     log stdout format raw local0
 
 defaults

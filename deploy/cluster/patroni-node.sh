@@ -7,7 +7,9 @@
 #   NODE_NAME      this node's name in the cluster (node1, node2, node3)
 #   NODE_HOST      the address the other nodes and HAProxy reach it at
 #   PG_PORT        PostgreSQL's port; REST_PORT Patroni's REST API
-#   DATA_DIR       PostgreSQL's data folder (created by Patroni)
+#   DATA_DIR       PostgreSQL's data folder, created by Patroni; its parent
+#                  is made here (/var/lib/postgresql/testfax/data: the postgres
+#                  user's home is its own)
 #   ETCD_HOSTS     etcd's client addresses, host:port,host:port
 #   SUPERUSER_PASSWORD, REPLICATION_PASSWORD, FAX_PASSWORD
 #   ALLOW_NETWORK  the network the nodes and API hosts are in (127.0.0.1/32)
@@ -22,6 +24,9 @@ socket_dir=${SOCKET_DIR:-$(dirname "$DATA_DIR")}
 pgpass="$(dirname "$config")/${NODE_NAME}.pgpass"
 
 umask 077
+# The socket's folder (DATA_DIR's parent by default) must be there before
+# PostgreSQL starts, on a new node's clone too.
+mkdir -p "$socket_dir" "$(dirname "$DATA_DIR")"
 cat >"$config" <<YAML
 scope: ${CLUSTER_SCOPE:-testfax}
 name: ${NODE_NAME}

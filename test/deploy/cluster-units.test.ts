@@ -1,12 +1,12 @@
 // What docs/operations/cluster.md, "Running it under systemd", has an
 // operator install on each node: the units systemd accepts (with the paths of
-// this checkout in place of /opt/testfax-api), one HAProxy file holding the
-// route to the primary and the public front, and Debian's `15 main` cluster
-// retired, again and again without harm.
+// this checkout in place of /opt/testfax-api), the API instance's among them,
+// one HAProxy file holding the route to the primary and the public front, and
+// Debian's `15 main` cluster retired, again and again without harm.
 
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { runCommand } from "../../testkit/processes.ts";
 import { makeTempDir } from "../../testkit/server.ts";
 
@@ -17,15 +17,32 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const run = (command: string[], env: Record<string, string> = {}) => runCommand(command, { cwd: ROOT, env });
 
-test("systemd accepts the etcd and Patroni units, which run the scripts the cluster test runs", async () => {
+test("systemd accepts the etcd, Patroni and API units, which run the scripts the tests run", async () => {
 	const units = readdirSync(join(CLUSTER, "systemd"));
 	expect(units).toEqual(["testfax-etcd.service", "testfax-patroni.service"]);
-	for (const unit of units) {
-		const text = readFileSync(join(CLUSTER, "systemd", unit), "utf8");
-		writeFileSync(join(dir, unit), text.replaceAll("/opt/testfax-api", ROOT));
+	const files = [
+		...units.map((unit) => join(CLUSTER, "systemd", unit)),
+		join(ROOT, "deploy/runtime/testfax-api.service"),
+	];
+	for (const file of files) {
+		const text = readFileSync(file, "utf8");
+		writeFileSync(join(dir, basename(file)), text.replaceAll("/opt/testfax-api", ROOT));
 	}
-	const verified = await run(["systemd-analyze", "verify", ...units.map((unit) => join(dir, unit))]);
+	const verified = await run([
+		"systemd-analyze",
+		"verify",
+		...files.map((file) => join(dir, basename(file))),
+	]);
 	expect([verified.code, verified.stdout, verified.stderr]).toEqual([0, "", ""]);
+});
+
+test("Patroni's unit stops Patroni alone, then kills whatever of it is left", () => {
+	const unit = readFileSync(join(CLUSTER, "systemd/testfax-patroni.service"), "utf8");
+	expect(unit.match(/^(KillMode|Restart|TimeoutStopSec)=.*$/gm)).toEqual([
+		"KillMode=mixed",
+		"TimeoutStopSec=60",
+		"Restart=on-failure",
+	]);
 });
 
 test("the route to the primary and the public front make one HAProxy file that HAProxy accepts", async () => {
@@ -42,6 +59,12 @@ test("the route to the primary and the public front make one HAProxy file that H
 	writeFileSync(file, primary.stdout + front.stdout);
 	const checked = await run(["haproxy", "-c", "-f", file]);
 	expect([checked.code, checked.stdout.trim()]).toEqual([0, "Configuration file is valid"]);
+	// One maxconn, the route to the primary's: none in a global section, which would bound the front too.
+	const sections = (primary.stdout + front.stdout).split(/^(?=\S)/m);
+	const limits = sections.flatMap((section) =>
+		[...section.matchAll(/^\s+maxconn\s+(\d+)/gm)].map((match) => [section.split("\n")[0], match[1]]),
+	);
+	expect(limits).toEqual([["listen primary", "1000"]]);
 });
 
 test("Debian's 15 main cluster is retired once, and a second run changes nothing", async () => {

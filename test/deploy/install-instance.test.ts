@@ -84,7 +84,7 @@ beforeAll(async () => {
 	writeFileSync(join(dir, "runs.sh"), SCRIPT);
 	const ran = await runCommand(
 		["unshare", "--mount", "--propagation", "private", "bash", join(dir, "runs.sh"), dir, ROOT],
-		{ cwd: ROOT },
+		{ cwd: ROOT, env: {} },
 	);
 	if (ran.code !== 0) throw new Error(`the runs failed (${ran.code}): ${ran.stderr}`);
 }, 120_000);
@@ -118,7 +118,10 @@ test("with systemd: the unit written, enabled and started, then nothing to chang
 	});
 	expect(step("systemd-again")).toEqual({ code: 0, stdout: said("nothing to change"), stderr: "" });
 	expect(file("unit")).toBe(
-		readFileSync(join(ROOT, "deploy/runtime/testfax-api.service"), "utf8").replaceAll("/opt/testfax-api", ROOT),
+		readFileSync(join(ROOT, "deploy/runtime/testfax-api.service"), "utf8").replaceAll(
+			"/opt/testfax-api",
+			ROOT,
+		),
 	);
 });
 
