@@ -10,9 +10,9 @@
 //   loop, every answer's status kept.
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { type ClusterNode, follows, type Member, type Roles, TTL_SECONDS, until } from "./cluster.ts";
+import { type ClusterNode, follows, type Member, type Roles, TTL_SECONDS, until, whole } from "./cluster.ts";
 import type { Instance, Site } from "./cluster-site.ts";
-import { type CommandResult, runCommand } from "./processes.ts";
+import { type CommandResult, childrenOf, runCommand } from "./processes.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const TIFF = join(ROOT, "fixtures/ingest/fax-g3-2d.tif");
@@ -83,7 +83,7 @@ export interface FaultRun {
 	listed: string[];
 	/** The front HAProxy's lines of the fault: answers other than 200, retried requests, instances down and up. */
 	proxyLog: string[];
-	/** `patronictl switchover` to the standby that is not synchronous (the switchover fault only). */
+	/** deploy/cluster/switchover.sh to the standby that is not synchronous (the switchover fault only). */
 	refusal?: CommandResult;
 }
 
@@ -447,8 +447,9 @@ export const stopStandbys: Fault = {
 };
 
 /**
- * `patronictl switchover` to the standby that is not synchronous (refused in
- * synchronous mode), then to the sync standby; the old primary follows it.
+ * deploy/cluster/switchover.sh to the standby that is not synchronous
+ * (refused in synchronous mode), then to the sync standby; the old primary
+ * follows it.
  */
 export const switchover: Fault = {
 	name: "switchover",
@@ -458,16 +459,54 @@ export const switchover: Fault = {
 			const refusal = await site.cluster.switchover(leader, replica);
 			const asked = now();
 			const done = await site.cluster.switchover(leader, syncStandby);
-			// patronictl 3.0.2 exits 0 on a refused switchover too: its answer says which it was.
-			if (!done.stdout.includes(`Successfully switched over to "${syncStandby.name}"`))
-				throw new Error(`patronictl switchover failed: ${done.stdout}${done.stderr}`);
-			await until("the sync standby leading", async () =>
-				(await site.cluster.members()).find((m) => m.role === "leader" && m.name === syncStandby.name),
-			);
+			// switchover.sh exits 0 only once the candidate leads.
+			if (done.code !== 0) throw new Error(`switchover.sh failed: ${done.stdout}${done.stderr}`);
 			return { inForce: [asked, asked], newLeaderAt: now(), back: [leader], refusal };
 		},
 	}),
 };
+
+/**
+ * The primary's Patroni dies and its unit brings it back
+ * (deploy/cluster/systemd/testfax-patroni.service): KillMode=mixed kills
+ * what Patroni left, its PostgreSQL and every backend, and Restart=on-failure
+ * starts Patroni again 0.1 s later. It still holds the leader key: it starts
+ * its PostgreSQL anew and leads on, and no other node takes over.
+ */
+export const restartPrimary: Fault = {
+	name: "primary's Patroni restarted by its unit",
+	plan: (site, { leader, replica }) => ({
+		via: replica,
+		async act() {
+			const postmaster = Number(
+				(await Bun.file(join(leader.dataDir, "postmaster.pid")).text()).split("\n")[0],
+			);
+			const backends = await childrenOf(postmaster);
+			await site.cluster.kill(leader);
+			for (const pid of backends) killGone(pid);
+			const killed = now();
+			await Bun.sleep(100);
+			site.cluster.restart(leader);
+			let newLeaderAt: number | undefined;
+			await until("the old primary leading again, two standbys streaming", async () => {
+				const members = await site.cluster.members();
+				const leading = members.find((m) => m.role === "leader")?.name;
+				if (leading !== undefined && leading !== leader.name) newLeaderAt ??= now();
+				return leading === leader.name && whole(members);
+			});
+			return { inForce: [killed, killed], newLeaderAt, back: [] };
+		},
+	}),
+};
+
+/** SIGKILL of `pid`, which may have exited already. */
+function killGone(pid: number): void {
+	try {
+		process.kill(pid, "SIGKILL");
+	} catch {
+		// Gone with its postmaster.
+	}
+}
 
 /**
  * The host of the standby that is not synchronous lost with its data, then
@@ -486,7 +525,14 @@ export const replaceStandbyHost: Fault = {
 	}),
 };
 
-export const FAULTS = [killPrimary, partitionPrimary, stopStandbys, switchover, replaceStandbyHost];
+export const FAULTS = [
+	killPrimary,
+	restartPrimary,
+	partitionPrimary,
+	stopStandbys,
+	switchover,
+	replaceStandbyHost,
+];
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const signed = (ms: number) => `${ms < 0 ? "-" : "+"}${seconds(Math.abs(ms))}`;

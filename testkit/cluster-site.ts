@@ -2,13 +2,14 @@
 // testkit/cluster.ts, each with an API instance in its namespace whose
 // DATABASE_URL names its own node's PostgreSQL, one Redis for the shared
 // count in the root namespace (on the bridge), and the public HAProxy in
-// the root namespace in front of the three instances
-// (deploy/cluster/front-haproxy-config.sh). Needs root.
+// the root namespace in front of the three instances, whose file is the
+// combined one of the runbook: deploy/cluster/haproxy-config.sh's route to
+// the primary, then deploy/cluster/front-haproxy-config.sh's front. Needs root.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FaxStore, openEngine } from "../lib/db/index.ts";
 import { childEnv, realClockEnv } from "./child-env.ts";
-import { type Cluster, type ClusterNode, startCluster, until } from "./cluster.ts";
+import { type Cluster, type ClusterNode, PORTS, startCluster, until } from "./cluster.ts";
 import { makeNetwork, type Network } from "./netns.ts";
 import { freePort } from "./ports.ts";
 import { requireTool } from "./processes.ts";
@@ -16,7 +17,9 @@ import { dieWithParent } from "./redis-server.ts";
 import { pings } from "./redis-topology.ts";
 import { startServerProcess } from "./server-process.ts";
 
-const FRONT_CONFIG = join(import.meta.dir, "../deploy/cluster/front-haproxy-config.sh");
+const DEPLOY = join(import.meta.dir, "../deploy/cluster");
+/** Redis's password: with one, Redis's protected mode (on) lets the nodes on the bridge in. */
+const REDIS_PASSWORD = "redis-test-password";
 /** The ports of each node's API instance, in its namespace. */
 export const API_PORTS = { public: 3000, admin: 3001 };
 
@@ -38,6 +41,8 @@ export interface Site {
 	publicUrl: string;
 	/** The front HAProxy's log: a line a request, and each instance's going down and up. */
 	frontLog: string;
+	/** The front HAProxy's stats socket (the test's own addition to its file), for `show info` and `show stat`. */
+	frontSocket: string;
 	/** The environment of `fax ingest` on `via`: through its node's HAProxy to the primary. */
 	ingestEnv(via: ClusterNode): Record<string, string>;
 	/** The STORAGE_DIR of `fax ingest`: the only disk that has the faxes' files. */
@@ -63,7 +68,11 @@ async function stopChild(child: Bun.Subprocess): Promise<void> {
 	await child.exited;
 }
 
-/** A redis-server without persistence on the root namespace's address on the bridge. */
+/**
+ * A redis-server without persistence on the root namespace's address on the
+ * bridge, as docs/operations/cluster.md sets Debian's up: bound to the
+ * private address, protected mode on (Redis 7's default), a password.
+ */
 async function startRedis(network: Network, dir: string): Promise<{ child: Bun.Subprocess; url: string }> {
 	requireTool("redis-server");
 	const port = await freePort();
@@ -73,14 +82,16 @@ async function startRedis(network: Network, dir: string): Promise<{ child: Bun.S
 			...dieWithParent,
 			"redis-server",
 			...["--port", String(port), "--bind", network.gateway, "--save", "", "--appendonly", "no"],
-			// Without a password, Redis 7 closes every connection that is not
-			// from loopback ("protected mode"); the nodes are on the bridge.
-			...["--protected-mode", "no"],
+			...["--requirepass", REDIS_PASSWORD],
 		],
 		{ env: realClockEnv(), stdin: "ignore", stdout: log, stderr: log },
 	);
-	await until("Redis", () => pings({ host: network.gateway, port }).catch(() => false), 10_000);
-	return { child, url: `redis://${network.gateway}:${port}` };
+	await until(
+		"Redis",
+		() => pings({ host: network.gateway, port, password: REDIS_PASSWORD }).catch(() => false),
+		10_000,
+	);
+	return { child, url: `redis://:${REDIS_PASSWORD}@${network.gateway}:${port}` };
 }
 
 async function startInstance(
@@ -111,20 +122,36 @@ async function startInstance(
 	return { node, url: server.url, adminUrl: server.adminUrl, child: server.child, log };
 }
 
+/** The output of one of deploy/cluster's scripts with `env`. */
+function configOf(script: string, env: Record<string, string>): string {
+	const config = Bun.spawnSync([join(DEPLOY, script)], { env: childEnv(env), stderr: "pipe" });
+	if (config.exitCode !== 0) throw new Error(`${script}: ${config.stderr.toString()}`);
+	return config.stdout.toString();
+}
+
+/**
+ * The front's HAProxy file as the runbook makes a node's: the route to the
+ * primary, then the public front. A second file of the test's own adds the
+ * stats socket.
+ */
 async function startFront(instances: Instance[], dir: string) {
 	requireTool("haproxy");
 	const port = await freePort();
 	const INSTANCES = instances
 		.map(({ node }) => `${node.name}:${node.address}:${API_PORTS.public}:${API_PORTS.admin}`)
 		.join(" ");
-	const config = Bun.spawnSync([FRONT_CONFIG], {
-		env: childEnv({ LISTEN_HOST: "127.0.0.1", PUBLIC_PORT: String(port), INSTANCES }),
-		stderr: "pipe",
-	});
-	if (config.exitCode !== 0) throw new Error(`front-haproxy-config.sh: ${config.stderr.toString()}`);
-	writeFileSync(join(dir, "front-haproxy.cfg"), config.stdout);
+	const NODES = instances
+		.map(({ node }) => `${node.name}:${node.address}:${PORTS.postgres}:${PORTS.patroni}`)
+		.join(" ");
+	const routeEnv = { LISTEN_HOST: "127.0.0.1", PRIMARY_PORT: String(await freePort()), NODES };
+	const frontEnv = { LISTEN_HOST: "127.0.0.1", PUBLIC_PORT: String(port), INSTANCES };
+	const config = configOf("haproxy-config.sh", routeEnv) + configOf("front-haproxy-config.sh", frontEnv);
+	writeFileSync(join(dir, "front-haproxy.cfg"), config);
+	const socket = join(dir, "front-haproxy.sock");
+	writeFileSync(join(dir, "front-stats.cfg"), `global\n    stats socket ${socket} mode 600\n`);
 	const log = join(dir, "front-haproxy.log");
-	const child = Bun.spawn([...dieWithParent, "haproxy", "-f", join(dir, "front-haproxy.cfg"), "-db"], {
+	const files = ["-f", join(dir, "front-haproxy.cfg"), "-f", join(dir, "front-stats.cfg")];
+	const child = Bun.spawn([...dieWithParent, "haproxy", ...files, "-db"], {
 		stdin: "ignore",
 		stdout: Bun.file(log),
 		stderr: Bun.file(join(dir, "front-haproxy.err")),
@@ -140,7 +167,7 @@ async function startFront(instances: Instance[], dir: string) {
 		await stopChild(child);
 		throw new Error(`${error}: ${await Bun.file(join(dir, "front-haproxy.err")).text()}`);
 	}
-	return { child, url, log };
+	return { child, url, log, socket };
 }
 
 type Undo = (() => unknown)[];
@@ -176,6 +203,7 @@ export async function startSite(dir: string): Promise<Site> {
 			instances,
 			publicUrl: front.url,
 			frontLog: front.log,
+			frontSocket: front.socket,
 			ingestStorage: join(dir, "storage-ingest"),
 			ingestEnv: (via) => ({
 				DATABASE_URL: cluster.primaryUrl(via),

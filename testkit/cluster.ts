@@ -7,9 +7,11 @@
 import {
 	chmodSync,
 	chownSync,
+	closeSync,
 	copyFileSync,
 	existsSync,
 	mkdirSync,
+	openSync,
 	readFileSync,
 	rmSync,
 	writeFileSync,
@@ -82,7 +84,7 @@ export interface Cluster {
 	replaceHost(node: ClusterNode): Promise<void>;
 	/** `patronictl` with `node`'s settings (pause, resume, list...), with its output. */
 	patronictl(node: ClusterNode, args: string[]): Promise<CommandResult>;
-	/** `patronictl switchover` from `leader` to `candidate`, with its output. */
+	/** deploy/cluster/switchover.sh from `leader` to `candidate`, as the runbook runs it, with its output. */
 	switchover(leader: ClusterNode, candidate: ClusterNode): Promise<CommandResult>;
 	stop(): Promise<void>;
 }
@@ -102,21 +104,29 @@ export async function until<T>(
 	}
 }
 
-/** Runs `command` in `host`'s namespace, its output to `log`. */
+/**
+ * Runs `command` in `host`'s namespace, its output appended to `log`: a
+ * process started again (a node's Patroni after a fault) writes after what
+ * the one before it wrote, so the log holds the whole run.
+ */
 function spawnIn(
 	host: Host,
 	command: string[],
 	log: string,
 	options: { cwd?: string; env?: Record<string, string> } = {},
 ) {
-	const file = Bun.file(log);
-	return Bun.spawn([...host.exec, ...command], {
-		cwd: options.cwd,
-		env: childEnv(options.env),
-		stdin: "ignore",
-		stdout: file,
-		stderr: file,
-	});
+	const fd = openSync(log, "a");
+	try {
+		return Bun.spawn([...host.exec, ...command], {
+			cwd: options.cwd,
+			env: childEnv(options.env),
+			stdin: "ignore",
+			stdout: fd,
+			stderr: fd,
+		});
+	} finally {
+		closeSync(fd);
+	}
 }
 
 function spawnPatroni(node: ClusterNode, etcdHosts: string, network: Network): Bun.Subprocess {
@@ -534,15 +544,15 @@ async function patronictl(node: ClusterNode, args: string[]): Promise<CommandRes
 	return outputOf(child);
 }
 
+/** deploy/cluster/switchover.sh with `leader`'s Patroni settings: exit 0 once `candidate` leads. */
 function switchover(leader: ClusterNode, candidate: ClusterNode): Promise<CommandResult> {
-	return patronictl(leader, [
-		"switchover",
-		"--leader",
-		leader.name,
-		"--candidate",
-		candidate.name,
-		"--force",
-	]);
+	const child = Bun.spawn([join(DEPLOY, "switchover.sh"), leader.name, candidate.name], {
+		env: childEnv({ PATRONI_CONFIG: join(leader.dir, "patroni.yml") }),
+		stdin: "ignore",
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	return outputOf(child);
 }
 
 async function stopCluster(nodes: ClusterNode[], started: Started): Promise<void> {
