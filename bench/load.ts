@@ -10,6 +10,8 @@ export interface LoadResult {
 	p50ms: number;
 	p99ms: number;
 	statuses: Record<number, number>;
+	/** Every answer's time in ms, ascending: loads of one target can be merged (mergeLoads). */
+	latenciesMs?: number[];
 }
 
 export interface LoadTarget {
@@ -102,12 +104,36 @@ export async function runLoad(target: LoadTarget, seconds: number, connections: 
 	await Promise.all(Array.from({ length: connections }, connection));
 	const elapsed = (performance.now() - began) / 1000;
 	latencies.sort((a, b) => a - b);
-	const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
 	return {
 		requests: latencies.length,
 		perSecond: latencies.length / elapsed,
-		p50ms: at(0.5),
-		p99ms: at(0.99),
+		p50ms: quantile(latencies, 0.5),
+		p99ms: quantile(latencies, 0.99),
 		statuses,
+		latenciesMs: latencies,
+	};
+}
+
+const quantile = (sorted: number[], q: number) =>
+	sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+
+/**
+ * Loads of one target (the rounds of a comparison) as one: requests per second
+ * over their time together, p50 and p99 over all their answers.
+ */
+export function mergeLoads(loads: LoadResult[]): LoadResult {
+	const latencies = loads.flatMap((load) => load.latenciesMs ?? []).sort((a, b) => a - b);
+	const statuses: Record<number, number> = {};
+	for (const [status, count] of loads.flatMap((load) => Object.entries(load.statuses)))
+		statuses[Number(status)] = (statuses[Number(status)] ?? 0) + count;
+	const requests = loads.reduce((sum, load) => sum + load.requests, 0);
+	const seconds = loads.reduce((sum, load) => sum + load.requests / load.perSecond, 0);
+	return {
+		requests,
+		perSecond: requests / seconds,
+		p50ms: quantile(latencies, 0.5),
+		p99ms: quantile(latencies, 0.99),
+		statuses,
+		latenciesMs: latencies,
 	};
 }
