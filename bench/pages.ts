@@ -170,7 +170,9 @@ async function buildSite(dir: string): Promise<Site> {
 	const worker = async () => {
 		for (let i = next++; i < CALLS; i = next++) slugs[i] = await handOver(site, i + 1, endOfCall(i));
 	};
-	await Promise.all(Array.from({ length: INGEST_WORKERS }, worker));
+	// Every worker ends before a failure is thrown: none writes into the folder once it is removed.
+	const ended = await Promise.allSettled(Array.from({ length: INGEST_WORKERS }, worker));
+	for (const result of ended) if (result.status === "rejected") throw result.reason;
 	site.slugs = slugs;
 	// The old faxes: from 26 hours to 4 days ago, all of one sender.
 	const span = 4 * DAY - 26 * HOUR;
