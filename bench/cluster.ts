@@ -66,8 +66,8 @@ const sqlite = new FaxStore(
 for (let i = 0; i < SEEDED; i += 100) {
 	const rows = Array.from({ length: 100 }, () => fax());
 	for (const store of [primary, sqlite])
-		await store.write((writer) => {
-			for (const row of rows) writer.insert(row);
+		await store.write(async (writer) => {
+			for (const row of rows) await writer.insert(row);
 		});
 }
 const standbyNode = (await cluster.roles()).replica;
@@ -271,7 +271,7 @@ ${table.join("\n")}
 
 ${runs.map(describeRun).join("\n\n")}`);
 
-primary.close();
-sqlite.close();
+await primary.close();
+await sqlite.close();
 await site.stop();
 rmSync(dir, { recursive: true, force: true });

@@ -121,10 +121,10 @@ async function buildDatabase(path: string, count: number): Promise<void> {
 	const db = openDatabase(path);
 	const store = new FaxStore(db);
 	const now = Math.floor(Date.now() / 1000);
-	await store.write((writer) => {
+	await store.write(async (writer) => {
 		for (let i = 0; i < count; i++) {
 			const sender = SENDERS[i % SENDERS.length] ?? null;
-			writer.insert({
+			await writer.insert({
 				slug: `fax_bench${i}`,
 				source: i % 3 === 0 ? "email" : "phone",
 				sender: sender === "ACME 42" ? `ACME ${i}` : sender,

@@ -261,7 +261,7 @@ async function lossTrial(trial: number) {
 	});
 	if (restore.code !== 0) throw new Error(restore.stdout + restore.stderr);
 	const store = new FaxStore(openDatabase(env(restored, name).DATABASE_PATH));
-	return lossWindow(committed, new Set(store.newestFaxes(0, 100_000).map((f) => f.slug)), lostAt);
+	return lossWindow(committed, new Set((await store.newestFaxes(0, 100_000)).map((f) => f.slug)), lostAt);
 }
 
 /** deploy/replication/restore.sh on a fresh folder, then a server until /readyz is 200; the slugs it lists. */
@@ -278,7 +278,7 @@ async function restoreAndServe() {
 	await until("ready", async () => (await fetch(`${restored.adminUrl}/readyz`)).status === 200, 60_000);
 	const rtoMs = performance.now() - started;
 	const listed = new Set(
-		new FaxStore(openDatabase(second.DATABASE_PATH)).newestFaxes(0, 100_000).map((f) => f.slug),
+		(await new FaxStore(openDatabase(second.DATABASE_PATH)).newestFaxes(0, 100_000)).map((f) => f.slug),
 	);
 	restored.child.kill("SIGTERM");
 	await restored.child.exited;

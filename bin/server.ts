@@ -27,7 +27,7 @@ try {
 			process.exit(128 + SIGNAL_NUMBERS[signal]);
 		}
 		stopping = true;
-		server.stop().then((drained) => {
+		void server.stop().then((drained) => {
 			const fields = {
 				signal,
 				in_flight: drained.inFlight,

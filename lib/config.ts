@@ -34,6 +34,12 @@ export interface Config {
 	databasePath: string;
 	/** DATABASE_URL: a PostgreSQL server (postgres://...) that holds the faxes instead of DATABASE_PATH; null for SQLite. */
 	databaseUrl: string | null;
+	/**
+	 * DATABASE_WRITE_URL: where every write transaction goes (the cluster's
+	 * primary route), while reads stay on DATABASE_URL (this node's own); null:
+	 * DATABASE_URL takes both.
+	 */
+	databaseWriteUrl: string | null;
 	storageDir: string;
 	cdnBaseUrl: string;
 	siteBaseUrl: string;
@@ -138,13 +144,21 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
 	throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
 }
 
-function databaseUrl(env: Env): string | null {
-	const raw = value(env, "DATABASE_URL");
+function databaseUrl(env: Env, name: "DATABASE_URL" | "DATABASE_WRITE_URL"): string | null {
+	const raw = value(env, name);
 	if (raw === undefined) return null;
 	if (!/^postgres(ql)?:\/\/./.test(raw)) {
-		throw new ConfigError("DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database)");
+		throw new ConfigError(`${name} must be a PostgreSQL URL (postgres://user@host:port/database)`);
 	}
 	return raw;
+}
+
+/** DATABASE_WRITE_URL: only beside DATABASE_URL, whose node it adds the primary's route to. */
+function databaseWriteUrl(env: Env, reads: string | null): string | null {
+	const writes = databaseUrl(env, "DATABASE_WRITE_URL");
+	if (writes !== null && reads === null)
+		throw new ConfigError("DATABASE_WRITE_URL needs DATABASE_URL beside it (the database reads go to)");
+	return writes;
 }
 
 function logLevel(env: Env): LogLevel {
@@ -287,7 +301,8 @@ export function loadConfig(env: Env): Config {
 		shutdownTimeoutSeconds: integer(env, "SHUTDOWN_TIMEOUT_SECONDS", 10, 1, 3600),
 		shutdownDelaySeconds: integer(env, "SHUTDOWN_DELAY_SECONDS", 0, 0, 3600),
 		databasePath: value(env, "DATABASE_PATH") ?? "data/faxes.sqlite",
-		databaseUrl: databaseUrl(env),
+		databaseUrl: databaseUrl(env, "DATABASE_URL"),
+		databaseWriteUrl: databaseWriteUrl(env, databaseUrl(env, "DATABASE_URL")),
 		storageDir: value(env, "STORAGE_DIR") ?? "data/storage",
 		cdnBaseUrl: baseUrl(env, "CDN_BASE_URL", `${localBase}/cdn`),
 		siteBaseUrl: baseUrl(env, "SITE_BASE_URL", localBase),

@@ -16,10 +16,12 @@ import { CallStreams, CallsShown } from "./live-calls/index.ts";
 import type { Logger } from "./log/index.ts";
 import { type ClientKeyResolver, createClientKeyResolver } from "./net/index.ts";
 import { apiDescriptionText } from "./openapi/index.ts";
+import { PageMemory } from "./pages/index.ts";
 import { createPipelineProbe } from "./pipeline-probe.ts";
 import { receiverQueues } from "./queues/index.ts";
 import { createRateLimiter, type RateLimit } from "./rate-limit/index.ts";
 import { RecentFaxes } from "./recent/index.ts";
+import { outcomeOfReport } from "./report/index.ts";
 import { Representation } from "./representation/index.ts";
 import { schedulePurge } from "./storage/index.ts";
 import { createRequestObserver, DatabaseHealth, ServiceMetrics } from "./telemetry/index.ts";
@@ -67,7 +69,7 @@ export class StartupError extends Error {}
 // The document pipeline (sharp, PDFium, pdf-lib) is loaded only when there is
 // something to seed: a serving instance does not carry it in memory.
 async function seedIfEmpty(store: FaxStore, config: Config, nowSeconds: number): Promise<number> {
-	if (!config.seedDemo || !store.isEmpty()) return 0;
+	if (!config.seedDemo || !(await store.isEmpty())) return 0;
 	const { seedDemoFaxes } = await import("./demo/index.ts");
 	try {
 		return await seedDemoFaxes(store, config.storageDir, nowSeconds);
@@ -200,7 +202,14 @@ async function openWhenUsable(config: Config, logger: Logger): Promise<StoreEngi
 async function buildParts(config: Config, options: ServerOptions, clock: () => number, store: FaxStore) {
 	const seeded = await seedIfEmpty(store, config, Math.floor(clock() / 1000));
 	if (seeded > 0) options.logger.info({ faxes: seeded }, "loaded the demo faxes into the empty database");
-	const faxes = new RecentFaxes(store, createFaxJson(createFaxPresenter(config)), Math.floor(clock() / 1000));
+	const faxes = await RecentFaxes.open(
+		store,
+		createFaxJson(createFaxPresenter(config)),
+		Math.floor(clock() / 1000),
+		{
+			outcomeOf: outcomeOfReport,
+		},
+	);
 	const heldLists = new HeldLists(
 		faxes,
 		{ maxHeld: config.waitMaxHeld, maxPerClient: config.waitMaxHeldPerClient },
@@ -216,13 +225,24 @@ async function buildParts(config: Config, options: ServerOptions, clock: () => n
 		},
 		{ clock, monotonic: options.monotonic, logger: options.logger },
 	);
-	const calls = new CallsShown(store, clock);
+	const calls = new CallsShown(store, await store.watchCommits(), clock);
 	const callStreams = new CallStreams(
 		calls,
 		{ maxHeld: config.waitMaxHeld, maxPerClient: config.waitMaxHeldPerClient },
 		{ clock, setTimer: options.setTimer },
 	);
 	return { faxes, heldLists, rateLimit, calls, callStreams };
+}
+
+/** What the files and the pages are answered with, besides the faxes. */
+function siteServices(config: Config) {
+	return {
+		pages: new PageMemory(),
+		storageDir: config.storageDir,
+		cdnOrigin: new URL(config.cdnBaseUrl).origin,
+		sendTo: config.sendTo,
+		maxDownloads: config.cdnMaxDownloads,
+	};
 }
 
 /** Opens the database, seeds it if asked, and builds the services the routes answer with. */
@@ -252,10 +272,7 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 				heldLists,
 				calls,
 				callStreams,
-				storageDir: config.storageDir,
-				cdnOrigin: new URL(config.cdnBaseUrl).origin,
-				sendTo: config.sendTo,
-				maxDownloads: config.cdnMaxDownloads,
+				...siteServices(config),
 				apiDescription: new Representation(apiDescriptionText(ROUTE_FILES)),
 				operations: {
 					isDraining: () => draining,
@@ -277,12 +294,12 @@ async function buildServices(config: Config, options: ServerOptions, clock: () =
 				// Before the database closes: the demo call's entry is removed as it stops.
 				await stopDemoCall();
 				await rateLimit.limiter.close();
-				store.close();
+				await store.close();
 			},
 		};
 	} catch (error) {
 		await built?.rateLimit.limiter.close();
-		store.close();
+		await store.close();
 		throw error;
 	}
 }

@@ -16,6 +16,7 @@ import { route as faxPage } from "./faxtest/[slug].ts";
 import { route as callStream } from "./faxtest/calls.ts";
 import { route as livePage } from "./faxtest/index.ts";
 import { route as liveScript } from "./faxtest/live.js.ts";
+import { route as outcomes } from "./faxtest/outcomes.ts";
 import { route as apiDescription } from "./openapi.json.ts";
 import { route as robots } from "./robots.txt.ts";
 
@@ -43,6 +44,7 @@ export const ROUTE_FILES: Record<string, Route> = {
 	"faxtest/index.ts": livePage,
 	"faxtest/calls.ts": callStream,
 	"faxtest/live.js.ts": liveScript,
+	"faxtest/outcomes.ts": outcomes,
 	"robots.txt.ts": robots,
 	"admin/healthz.ts": healthz,
 	"admin/readyz.ts": readyz,

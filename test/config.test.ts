@@ -29,6 +29,7 @@ const DEFAULTS: Config = {
 	busyTimeoutMs: 30_000,
 	freshnessCheck: "wal-index",
 	databaseUrl: null,
+	databaseWriteUrl: null,
 	waitMaxHeld: 10_000,
 	waitMaxHeldPerClient: 10,
 	receiverRecvq: null,
@@ -101,6 +102,7 @@ const EVERY_VARIABLE: Env = {
 	HOST: "::",
 	DATABASE_PATH: "/var/lib/testfax/faxes.sqlite",
 	DATABASE_URL: " postgres://testfax@db.example.com:5432/faxes ",
+	DATABASE_WRITE_URL: "postgres://testfax@127.0.0.1:5433/faxes",
 	STORAGE_DIR: " /var/lib/testfax/storage ",
 	CDN_BASE_URL: "https://cdn.example.com/files",
 	SITE_BASE_URL: "https://www.example.com",
@@ -133,6 +135,7 @@ function everyValue(): Config {
 		host: "::",
 		databasePath: "/var/lib/testfax/faxes.sqlite",
 		databaseUrl: "postgres://testfax@db.example.com:5432/faxes",
+		databaseWriteUrl: "postgres://testfax@127.0.0.1:5433/faxes",
 		storageDir: "/var/lib/testfax/storage",
 		cdnBaseUrl: "https://cdn.example.com/files",
 		siteBaseUrl: "https://www.example.com",
@@ -336,6 +339,14 @@ describe("a bad value is a ConfigError naming the variable", () => {
 		[
 			{ DATABASE_URL: "mysql://faxes:secret@db/faxes" },
 			"DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database)",
+		],
+		[
+			{ DATABASE_URL: "postgres://faxes@db/faxes", DATABASE_WRITE_URL: "mysql://faxes@db/faxes" },
+			"DATABASE_WRITE_URL must be a PostgreSQL URL (postgres://user@host:port/database)",
+		],
+		[
+			{ DATABASE_WRITE_URL: "postgres://faxes@db/faxes" },
+			"DATABASE_WRITE_URL needs DATABASE_URL beside it (the database reads go to)",
 		],
 	])("%j: %s", (env, message) => {
 		expect(configError(env).message).toBe(message);

@@ -184,7 +184,7 @@ export async function startSite(dir: string): Promise<Site> {
 	try {
 		const cluster = await startCluster(network);
 		undo.push(() => cluster.stop());
-		new FaxStore(
+		await new FaxStore(
 			await openEngine({ databasePath: "", databaseUrl: cluster.primaryUrl(), busyTimeoutMs: 5000 }),
 		).close();
 		const redis = await startRedis(network, dir);

@@ -286,14 +286,14 @@ function checkPatroniAlive(nodes: ClusterNode[]): void {
 }
 
 /** Runs `check` on a new connection to `url`; false when it cannot connect or fails. */
-function probe(url: string, check: (db: PostgresDatabase) => boolean): boolean {
-	const db = new PostgresDatabase(url);
+async function probe(url: string, check: (db: PostgresDatabase) => Promise<boolean>): Promise<boolean> {
+	const db = new PostgresDatabase(url, { poolSize: 1 });
 	try {
-		return check(db);
+		return await check(db);
 	} catch {
 		return false;
 	} finally {
-		db.close();
+		await db.close();
 	}
 }
 
@@ -307,9 +307,9 @@ async function untilOnlyPrimary(url: string): Promise<void> {
 	await until(
 		`HAProxy (${url.replace(/:[^:@]*@/, "@")}) leading to the primary only`,
 		async () => {
-			const primary = probe(
+			const primary = await probe(
 				url,
-				(db) => db.run("SELECT pg_is_in_recovery() AS standby").rows[0]?.standby === false,
+				async (db) => (await db.run("SELECT pg_is_in_recovery() AS standby")).rows[0]?.standby === false,
 			);
 			onPrimary = primary ? onPrimary + 1 : 0;
 			return onPrimary >= 6;
@@ -419,7 +419,10 @@ async function clusterOf(nodes: ClusterNode[], started: Started): Promise<Cluste
 		await until(
 			`the fax database on ${node.name}`,
 			async () =>
-				probe(url(node.address, PORTS.postgres), (db) => db.run("SELECT 1 AS ok").rows.length === 1),
+				probe(
+					url(node.address, PORTS.postgres),
+					async (db) => (await db.run("SELECT 1 AS ok")).rows.length === 1,
+				),
 			60_000,
 		);
 	}

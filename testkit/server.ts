@@ -73,7 +73,7 @@ async function testServerEnv(dir: string, options: TestServerOptions): Promise<R
 async function importFixtures(config: Config, faxes: unknown[], now: number): Promise<void> {
 	const store = new FaxStore(await openEngine(config));
 	const result = await importFaxes(store, faxes, Math.floor(now / 1000));
-	store.close();
+	await store.close();
 	if (!result.ok) throw new Error(`test fixtures are invalid: ${result.errors.join("; ")}`);
 }
 
@@ -99,6 +99,7 @@ function testServerHandle(server: RunningServer, config: Config, dir: string): T
 		env: {
 			DATABASE_PATH: config.databasePath,
 			...(config.databaseUrl === null ? {} : { DATABASE_URL: config.databaseUrl }),
+			...(config.databaseWriteUrl === null ? {} : { DATABASE_WRITE_URL: config.databaseWriteUrl }),
 			STORAGE_DIR: config.storageDir,
 			CDN_BASE_URL: config.cdnBaseUrl,
 			SITE_BASE_URL: config.siteBaseUrl,

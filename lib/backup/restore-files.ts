@@ -8,7 +8,7 @@ import { writeFaxFiles } from "../storage/index.ts";
  */
 export async function restoreFiles(store: FaxStore, storageDir: string): Promise<number> {
 	let restored = 0;
-	for (const { slug, pdf, thumbnail } of store.archivedFiles()) {
+	for await (const { slug, pdf, thumbnail } of store.archivedFiles()) {
 		await writeFaxFiles(storageDir, slug, { pdf, thumbnail });
 		restored++;
 	}

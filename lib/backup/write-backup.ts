@@ -22,6 +22,6 @@ export async function writeBackup(
 	await mkdir(dir, { recursive: true });
 	const path = join(dir, BACKUP_DATABASE_NAME);
 	if (await Bun.file(path).exists()) throw new Error(`${path} exists already: choose an empty directory`);
-	store.copyTo(path);
+	await store.copyTo(path);
 	return { path, missing };
 }

@@ -10,6 +10,6 @@ export async function withStore<T>(
 	try {
 		return await work(store, config.storageDir);
 	} finally {
-		store.close();
+		await store.close();
 	}
 }

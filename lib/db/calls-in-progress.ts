@@ -54,27 +54,27 @@ export class CallsInProgress {
 		this.#call = db.prepare("SELECT call, listed FROM calls_in_progress WHERE call_key = $call_key");
 	}
 
-	put(row: CallWrite): void {
-		this.#put.run({ ...row, ended: row.ended ? 1 : 0 });
+	async put(row: CallWrite): Promise<void> {
+		await this.#put.run({ ...row, ended: row.ended ? 1 : 0 });
 	}
 
 	/** The call became the listed fax `slug`: from now on the fax is shown, not the call. */
-	listed(callKey: string, slug: string): void {
-		this.#listed.run({ call_key: callKey, slug });
+	async listed(callKey: string, slug: string): Promise<void> {
+		await this.#listed.run({ call_key: callKey, slug });
 	}
 
-	remove(callKey: string): void {
-		this.#remove.run({ call_key: callKey });
+	async remove(callKey: string): Promise<void> {
+		await this.#remove.run({ call_key: callKey });
 	}
 
 	/** Deletes the rows whose last line came before `before` (ms): feeds that died with their call. */
-	removeOld(before: number): number {
-		return this.#removeOld.run({ before }).changes;
+	async removeOld(before: number): Promise<number> {
+		return (await this.#removeOld.run({ before })).changes;
 	}
 
 	/** The calls not listed yet whose last line came at `since` (ms) or later, newest first. */
-	shown(since: number): CallRow[] {
-		return this.#shown.all({ since }).map((row) => ({
+	async shown(since: number): Promise<CallRow[]> {
+		return (await this.#shown.all({ since })).map((row) => ({
 			...row,
 			started_at: Number(row.started_at),
 			line_at: Number(row.line_at),
@@ -83,7 +83,7 @@ export class CallsInProgress {
 	}
 
 	/** The call's model as last written, and the fax it became; null when no row is kept. */
-	call(callKey: string): { call: string; listed: string | null } | null {
+	call(callKey: string): Promise<{ call: string; listed: string | null } | null> {
 		return this.#call.get({ call_key: callKey });
 	}
 }

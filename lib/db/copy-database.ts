@@ -9,16 +9,16 @@ const PAGE_ROWS = 200;
 type Row = Record<string, unknown>;
 
 /** A table's rows in key order, a page at a time, as the reader sees them now. */
-function* rowsOf(sql: SqlDatabase, table: string, key: string): Generator<Row[]> {
+async function* rowsOf(sql: SqlDatabase, table: string, key: string): AsyncGenerator<Row[]> {
 	const first = sql.prepare<Row>(`SELECT * FROM ${table} ORDER BY ${key} LIMIT ${PAGE_ROWS}`);
 	const next = sql.prepare<Row>(
 		`SELECT * FROM ${table} WHERE ${key} > $after ORDER BY ${key} LIMIT ${PAGE_ROWS}`,
 	);
-	let page = first.all();
+	let page = await first.all();
 	while (page.length > 0) {
 		yield page;
 		if (page.length < PAGE_ROWS) return;
-		page = next.all({ after: page[page.length - 1]?.[key] });
+		page = await next.all({ after: page[page.length - 1]?.[key] });
 	}
 }
 
@@ -29,15 +29,15 @@ function insertInto(target: SqlDatabase, table: string, columns: string[]) {
 }
 
 /** Identity columns go on counting after the copied ids, as AUTOINCREMENT does. */
-function continueIds(target: StoreEngine): void {
+async function continueIds(target: StoreEngine): Promise<void> {
 	if (target.sql.engine !== "postgres") return;
 	const sequenceOf = target.sql.prepare<{ seq: string | null }>(
 		"SELECT pg_get_serial_sequence($table, $key) AS seq",
 	);
 	for (const { table, key } of COPIED_TABLES) {
-		const seq = sequenceOf.get({ table, key })?.seq;
+		const seq = (await sequenceOf.get({ table, key }))?.seq;
 		if (!seq) continue;
-		target.sql
+		await target.sql
 			.prepare(`SELECT setval($seq::regclass, max(${key})) FROM ${table} HAVING count(*) > 0`)
 			.get({ seq });
 	}
@@ -52,24 +52,21 @@ export function copyDatabase(
 	source: StoreEngine,
 	target: StoreEngine,
 	onPage?: (rows: number) => void,
-): void {
-	source.snapshot(() => {
+): Promise<void> {
+	return source.snapshot(async () => {
 		for (const { table, key } of COPIED_TABLES) {
 			let insert: ReturnType<typeof insertInto> | undefined;
-			for (const page of rowsOf(source.sql, table, key)) {
+			for await (const page of rowsOf(source.sql, table, key)) {
 				insert ??= insertInto(target.sql, table, Object.keys(page[0] ?? {}));
-				if (!target.transactions.tryBegin()) throw new Error("another process writes to the target database");
-				try {
-					for (const row of page) insert.run(row);
-					target.transactions.commit();
-				} catch (error) {
-					target.transactions.rollback();
-					throw error;
-				}
+				const statement = insert;
+				const attempt = await target.transactions.attempt(async () => {
+					for (const row of page) await statement.run(row);
+				});
+				if (!attempt.began) throw new Error("another process writes to the target database");
 				onPage?.(page.length);
 			}
 		}
-		continueIds(target);
+		await continueIds(target);
 	});
 }
 
@@ -80,13 +77,15 @@ function hashValue(hash: Hash, value: unknown): void {
 }
 
 /** Rows and a digest of every value, per table: two databases that hold the same faxes give the same. */
-export function databaseDigest(engine: StoreEngine): Record<string, { rows: number; sha256: string }> {
+export async function databaseDigest(
+	engine: StoreEngine,
+): Promise<Record<string, { rows: number; sha256: string }>> {
 	const digest: Record<string, { rows: number; sha256: string }> = {};
-	engine.snapshot(() => {
+	await engine.snapshot(async () => {
 		for (const { table, key } of COPIED_TABLES) {
 			const hash = createHash("sha256");
 			let rows = 0;
-			for (const page of rowsOf(engine.sql, table, key)) {
+			for await (const page of rowsOf(engine.sql, table, key)) {
 				for (const row of page) {
 					for (const column of Object.keys(row).sort()) hashValue(hash.update(column), row[column]);
 					rows++;

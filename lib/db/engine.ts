@@ -7,6 +7,8 @@ import type { StoreEngine } from "./store-engine.ts";
 export interface StoreLocation {
 	databasePath: string;
 	databaseUrl: string | null;
+	/** Where write transactions go when they do not go to databaseUrl (PostgreSQL only). */
+	databaseWriteUrl?: string | null;
 	busyTimeoutMs: number;
 	commitSource?: CommitSource;
 }
@@ -15,7 +17,10 @@ export interface StoreLocation {
 export async function openEngine(location: StoreLocation): Promise<StoreEngine> {
 	if (location.databaseUrl !== null) {
 		const { openPostgresEngine } = await import("./postgres/engine.ts");
-		return openPostgresEngine(location.databaseUrl, location.busyTimeoutMs);
+		return await openPostgresEngine(
+			{ reads: location.databaseUrl, writes: location.databaseWriteUrl ?? location.databaseUrl },
+			location.busyTimeoutMs,
+		);
 	}
 	const db = openDatabase(location.databasePath, { busyTimeoutMs: location.busyTimeoutMs });
 	return sqliteEngine(db, { commitSource: location.commitSource });

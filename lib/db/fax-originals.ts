@@ -24,18 +24,23 @@ export class FaxOriginals {
 		this.#moveReceipts = db.prepare("UPDATE receipts SET slug = $to WHERE slug = $from");
 	}
 
-	add(slug: string, file: OriginalFile): void {
-		this.#add.run({ slug, filename: file.filename, relayed: file.relayed ? 1 : 0, original: file.bytes });
+	async add(slug: string, file: OriginalFile): Promise<void> {
+		await this.#add.run({
+			slug,
+			filename: file.filename,
+			relayed: file.relayed ? 1 : 0,
+			original: file.bytes,
+		});
 	}
 
-	get(slug: string): OriginalFile | null {
-		const row = this.#bySlug.get({ slug });
+	async get(slug: string): Promise<OriginalFile | null> {
+		const row = await this.#bySlug.get({ slug });
 		if (row === null) return null;
 		return { bytes: new Uint8Array(row.original), filename: row.filename, relayed: row.relayed === 1 };
 	}
 
 	/** A receipt key now names the fax listed in place of `from`: handed over again, it is that one. */
-	moveReceipts(from: string, to: string): void {
-		this.#moveReceipts.run({ from, to });
+	async moveReceipts(from: string, to: string): Promise<void> {
+		await this.#moveReceipts.run({ from, to });
 	}
 }

@@ -27,15 +27,15 @@ export class FaxStats {
 	}
 
 	/** Faxes received after `after` (Unix seconds) and still listed, by whether they could be processed. */
-	receivedAfter(after: number): ReceivedCounts {
-		const row = this.#received.get({ after });
+	async receivedAfter(after: number): Promise<ReceivedCounts> {
+		const row = await this.#received.get({ after });
 		const total = row?.total ?? 0;
 		const processed = row?.processed ?? 0;
 		return { processed, notProcessable: total - processed };
 	}
 
 	/** received_at of the newest fax, Unix seconds; null when there is none. */
-	latestReceivedAt(): number | null {
-		return this.#latest.get()?.latest ?? null;
+	async latestReceivedAt(): Promise<number | null> {
+		return (await this.#latest.get())?.latest ?? null;
 	}
 }

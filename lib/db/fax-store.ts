@@ -27,6 +27,8 @@ export interface StoredFax extends FaxRow {
 	id: number;
 	/** The `from` match key of the sender; null when it has none. */
 	sender_key: string | null;
+	/** Its transmission report (JSON), read with it; null when it has none. */
+	report: string | null;
 }
 
 /** A large import made visible, in the order of publication (staged-import.ts). */
@@ -85,15 +87,15 @@ export interface KeptWithFax {
 /** The writes of one transaction (FaxStore.write). */
 export interface FaxWriter {
 	/** Inserts a row, with the bytes of its files when it has them. */
-	insert(fax: FaxRow, files?: FaxFileBytes): void;
+	insert(fax: FaxRow, files?: FaxFileBytes): Promise<void>;
 	/** Keeps a fax's transmission report (JSON) with its row; removed with the row. */
-	report(slug: string, report: string): void;
+	report(slug: string, report: string): Promise<void>;
 	/** Records a slug as removed without a live row (an imported removed fax). */
-	tombstone(slug: string, removedAt: number): void;
+	tombstone(slug: string, removedAt: number): Promise<void>;
 	/** Keeps the file as received of a not-processable fax with its row; removed with the row. */
-	original(slug: string, file: OriginalFile): void;
+	original(slug: string, file: OriginalFile): Promise<void>;
 	/** The call in progress `callKey` became the fax `slug`. */
-	callListed(callKey: string, slug: string): void;
+	callListed(callKey: string, slug: string): Promise<void>;
 }
 
 // Faxes whose files are read at once by archivedFiles.
@@ -102,14 +104,16 @@ const FILES_PAGE = 20;
 const PURGE_STEP = 100;
 
 /** Writes a fax's row and what is kept with it. */
-function keep(writer: FaxWriter, fax: FaxRow, kept: KeptWithFax): void {
-	writer.insert(fax, kept.files);
-	if (kept.report !== undefined) writer.report(fax.slug, kept.report);
-	if (kept.original !== undefined) writer.original(fax.slug, kept.original);
-	if (kept.endsCall !== undefined) writer.callListed(kept.endsCall, fax.slug);
+async function keep(writer: FaxWriter, fax: FaxRow, kept: KeptWithFax): Promise<void> {
+	await writer.insert(fax, kept.files);
+	if (kept.report !== undefined) await writer.report(fax.slug, kept.report);
+	if (kept.original !== undefined) await writer.original(fax.slug, kept.original);
+	if (kept.endsCall !== undefined) await writer.callListed(kept.endsCall, fax.slug);
 }
 
-const STORED = `id, ${COLUMNS}, sender_key`;
+const STORED =
+	"faxes.id AS id, faxes.slug AS slug, source, sender, received_at, page_count, file_size, sender_key, report";
+const WITH_REPORT = "faxes LEFT JOIN fax_reports ON fax_reports.slug = faxes.slug";
 
 /** The statements that answer the API's reads. */
 function readStatements(db: SqlDatabase) {
@@ -140,10 +144,10 @@ function readStatements(db: SqlDatabase) {
 function changeStatements(db: SqlDatabase) {
 	return {
 		newest: db.prepare<StoredFax>(
-			`SELECT ${STORED} FROM faxes WHERE received_at > $after AND ${VISIBLE} ORDER BY received_at DESC, id DESC LIMIT $limit`,
+			`SELECT ${STORED} FROM ${WITH_REPORT} WHERE received_at > $after AND ${VISIBLE} ORDER BY received_at DESC, faxes.id DESC LIMIT $limit`,
 		),
 		insertedAfter: db.prepare<StoredFax>(
-			`SELECT ${STORED} FROM faxes WHERE id > $id AND ${VISIBLE} ORDER BY id`,
+			`SELECT ${STORED} FROM ${WITH_REPORT} WHERE faxes.id > $id AND ${VISIBLE} ORDER BY faxes.id`,
 		),
 		lastId: db.prepare<{ id: number }>("SELECT coalesce(max(id), 0) AS id FROM faxes"),
 		removalsAfter: db.prepare<Removal>("SELECT seq, slug FROM removed_faxes WHERE seq > $seq ORDER BY seq"),
@@ -155,7 +159,7 @@ function changeStatements(db: SqlDatabase) {
 			"SELECT coalesce(max(published_seq), 0) AS seq FROM fax_imports",
 		),
 		importedFaxes: db.prepare<StoredFax>(
-			`SELECT ${STORED} FROM faxes WHERE received_at > $after AND import_id = $importId AND id <= $upToId`,
+			`SELECT ${STORED} FROM ${WITH_REPORT} WHERE received_at > $after AND import_id = $importId AND faxes.id <= $upToId`,
 		),
 	};
 }
@@ -211,7 +215,7 @@ function fileStatements(db: SqlDatabase) {
 	};
 }
 
-/** All reads and writes of faxes go through here, as prepared statements. */
+/** All reads and writes of faxes go through here, as prepared statements, awaited on both engines. */
 export class FaxStore {
 	readonly #engine: StoreEngine;
 	readonly #read: ReturnType<typeof readStatements>;
@@ -223,7 +227,7 @@ export class FaxStore {
 	readonly #imports: ImportStatements;
 	readonly #originals: FaxOriginals;
 	readonly #calls: CallsInProgress;
-	#watch: CommitWatch | undefined;
+	#watch: Promise<CommitWatch> | undefined;
 
 	/**
 	 * On a bun:sqlite database, or an engine (engine.ts); `commitSource`
@@ -249,12 +253,12 @@ export class FaxStore {
 		const originals = this.#originals;
 		const calls = this.#calls;
 		return {
-			insert: (fax, files) => {
-				insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
-				if (files) addFiles.run({ slug: fax.slug, pdf: files.pdf, thumbnail: files.thumbnail });
+			insert: async (fax, files) => {
+				await insert.run({ ...fax, sender_key: storedSenderKey(fax.sender) });
+				if (files) await addFiles.run({ slug: fax.slug, pdf: files.pdf, thumbnail: files.thumbnail });
 			},
-			report: (slug, report) => addReport.run({ slug, report }),
-			tombstone: (slug, removedAt) => tombstone.run({ slug, removed_at: removedAt }),
+			report: async (slug, report) => void (await addReport.run({ slug, report })),
+			tombstone: async (slug, removedAt) => void (await tombstone.run({ slug, removed_at: removedAt })),
 			original: (slug, file) => originals.add(slug, file),
 			callListed: (callKey, slug) => calls.listed(callKey, slug),
 		};
@@ -266,32 +270,35 @@ export class FaxStore {
 	 * (commit-counter.ts; its data_version fallback does not count this
 	 * connection's own).
 	 */
-	changeCount(): number {
-		return this.#engine.commits.count() + this.#lock.commits;
+	async changeCount(): Promise<number> {
+		const local = this.#engine.commits;
+		const count = local === undefined ? await this.#engine.readCommitCount?.() : local.count();
+		return (count ?? 0) + this.#lock.commits;
 	}
 
 	/**
 	 * What a server reads instead of changeCount before answering: the same
 	 * count, with what it costs kept off the request path (commit-watch.ts).
 	 */
-	watchCommits(): CommitWatch {
-		if (this.#watch === undefined) {
-			const watch = this.#engine.watchCommits?.();
-			this.#watch =
-				watch === undefined
-					? exactWatch(() => this.changeCount())
-					: {
-							count: () => watch.count() + this.#lock.commits,
-							settle: () => watch.settle(),
-							behind: () => watch.behind(),
-						};
-		}
+	watchCommits(): Promise<CommitWatch> {
+		this.#watch ??= this.#makeWatch();
 		return this.#watch;
+	}
+
+	async #makeWatch(): Promise<CommitWatch> {
+		const local = this.#engine.commits;
+		const watch = local === undefined ? await this.#engine.watchCommits?.() : undefined;
+		if (watch === undefined) return exactWatch(() => (local?.count() ?? 0) + this.#lock.commits);
+		return {
+			count: () => watch.count() + this.#lock.commits,
+			settle: () => watch.settle(),
+			behind: () => watch.behind(),
+		};
 	}
 
 	/** How changeCount learns of commits (CommitCounter.source). */
 	get commitSource(): FreshnessSource {
-		return this.#engine.commits.source;
+		return this.#engine.freshness;
 	}
 
 	/** Which engine holds the faxes. */
@@ -299,79 +306,79 @@ export class FaxStore {
 		return this.#engine.sql.engine;
 	}
 
-	/** Runs `work` in one read transaction: every read in it sees the same committed state. */
-	snapshot<T>(work: () => T): T {
+	/** Runs `work` in one read transaction: every read it awaits sees the same committed state. */
+	snapshot<T>(work: () => Promise<T>): Promise<T> {
 		return this.#engine.snapshot(work);
 	}
 
 	/** The newest live faxes received after `after` (Unix seconds), newest first. */
-	newestFaxes(after: number, limit: number): StoredFax[] {
+	newestFaxes(after: number, limit: number): Promise<StoredFax[]> {
 		return this.#changes.newest.all({ after, limit });
 	}
 
 	/** Live faxes inserted after the one with id `id`, in insertion order. */
-	faxesInsertedAfter(id: number): StoredFax[] {
+	faxesInsertedAfter(id: number): Promise<StoredFax[]> {
 		return this.#changes.insertedAfter.all({ id });
 	}
 
 	/** The id of the latest inserted fax, shown or still hidden by its import; 0 when there is none. */
-	lastFaxId(): number {
-		return this.#changes.lastId.get()?.id ?? 0;
+	async lastFaxId(): Promise<number> {
+		return (await this.#changes.lastId.get())?.id ?? 0;
 	}
 
 	/** Removals after the one numbered `seq`, in the order they happened. */
-	removalsAfter(seq: number): Removal[] {
+	removalsAfter(seq: number): Promise<Removal[]> {
 		return this.#changes.removalsAfter.all({ seq });
 	}
 
 	/** The number of the latest removal; 0 when there is none. */
-	lastRemoval(): number {
-		return this.#changes.lastRemoval.get()?.seq ?? 0;
+	async lastRemoval(): Promise<number> {
+		return (await this.#changes.lastRemoval.get())?.seq ?? 0;
 	}
 
 	/** Large imports published after the one numbered `seq`, in the order they were. */
-	publicationsAfter(seq: number): Publication[] {
+	publicationsAfter(seq: number): Promise<Publication[]> {
 		return this.#changes.publicationsAfter.all({ seq });
 	}
 
 	/** The number of the latest published large import; 0 when there is none. */
-	lastPublication(): number {
-		return this.#changes.lastPublication.get()?.seq ?? 0;
+	async lastPublication(): Promise<number> {
+		return (await this.#changes.lastPublication.get())?.seq ?? 0;
 	}
 
 	/**
 	 * The live faxes of one large import received after `after`, up to id
 	 * `upToId`: those a reader skipped while they were hidden.
 	 */
-	importedFaxes(importId: number, after: number, upToId: number): StoredFax[] {
+	importedFaxes(importId: number, after: number, upToId: number): Promise<StoredFax[]> {
 		return this.#changes.importedFaxes.all({ importId, after, upToId });
 	}
 
-	list(query: ListQuery): FaxRow[] {
+	list(query: ListQuery): Promise<FaxRow[]> {
 		const { after, sender, limit } = query;
 		if (sender.kind === "key") return this.#read.list.key.all({ after, limit, key: sender.key });
 		return this.#read.list[sender.kind].all({ after, limit });
 	}
 
 	/** A fax by slug; `notBefore` is the retention cutoff, older faxes count as removed. */
-	lookup(slug: string, notBefore: number): Lookup {
-		const fax = this.#read.bySlug.get({ slug });
+	async lookup(slug: string, notBefore: number): Promise<Lookup> {
+		const fax = await this.#read.bySlug.get({ slug });
 		if (fax) {
 			if (fax.received_at < notBefore) return { state: "removed" };
 			const { id: _id, ...row } = fax;
 			return { state: "found", fax: row };
 		}
-		return this.#read.isRemoved.get({ slug }) ? { state: "removed" } : { state: "missing" };
+		return (await this.#read.isRemoved.get({ slug })) ? { state: "removed" } : { state: "missing" };
 	}
 
 	/** True when a row has the slug, shown or still hidden by its import. */
-	hasRow(slug: string): boolean {
-		return this.#read.hasRow.get({ slug }) !== null;
+	async hasRow(slug: string): Promise<boolean> {
+		return (await this.#read.hasRow.get({ slug })) !== null;
 	}
 
 	/** True when the slug was ever used, live, removed or being imported: slugs are never reused. */
-	slugTaken(slug: string): boolean {
-		return this.#read.slugUsed.get({ slug }) !== null;
+	async slugTaken(slug: string): Promise<boolean> {
+		return (await this.#read.slugUsed.get({ slug })) !== null;
 	}
 
 	/**
@@ -383,13 +390,13 @@ export class FaxStore {
 	}
 
 	/** The transmission report (JSON) kept with a fax; null when it has none (an import, an older row). */
-	report(slug: string): string | null {
-		return this.#read.reportBySlug.get({ slug })?.report ?? null;
+	async report(slug: string): Promise<string | null> {
+		return (await this.#read.reportBySlug.get({ slug }))?.report ?? null;
 	}
 
 	/** The slug of the fax a receiver handed over under `key`, live or removed since; null when none was. */
-	receiptSlug(key: string): string | null {
-		return this.#read.receiptSlug.get({ key })?.slug ?? null;
+	async receiptSlug(key: string): Promise<string | null> {
+		return (await this.#read.receiptSlug.get({ key }))?.slug ?? null;
 	}
 
 	/**
@@ -398,11 +405,11 @@ export class FaxStore {
 	 * one's. Both hand-overs of a race check inside the write lock, so one wins.
 	 */
 	insertReceived(fax: FaxRow, key: string, kept: KeptWithFax = {}): Promise<string> {
-		return this.#lock.run(() => {
-			const earlier = this.#read.receiptSlug.get({ key });
+		return this.#lock.run(async () => {
+			const earlier = await this.#read.receiptSlug.get({ key });
 			if (earlier !== null) return earlier.slug;
-			this.#write.addReceipt.run({ key, slug: fax.slug });
-			keep(this.#writer, fax, kept);
+			await this.#write.addReceipt.run({ key, slug: fax.slug });
+			await keep(this.#writer, fax, kept);
 			return fax.slug;
 		});
 	}
@@ -414,7 +421,7 @@ export class FaxStore {
 	 * COMMIT no standby confirmed is acknowledged only once one has it.
 	 */
 	confirmedReceiptSlug(key: string): Promise<string | null> {
-		return this.#lock.run(() => this.#read.receiptSlug.get({ key })?.slug ?? null);
+		return this.#lock.run(async () => (await this.#read.receiptSlug.get({ key }))?.slug ?? null);
 	}
 
 	/**
@@ -422,14 +429,14 @@ export class FaxStore {
 	 * for another writer at most the busy timeout, without blocking the event
 	 * loop, and then fails with a DatabaseBusyError.
 	 */
-	write<T>(work: (writer: FaxWriter) => T): Promise<T> {
+	write<T>(work: (writer: FaxWriter) => Promise<T>): Promise<T> {
 		return this.#lock.run(() => work(this.#writer));
 	}
 
 	/** The file as received of a live fax listed as not processable; null when none is kept. */
-	original(slug: string): { fax: FaxRow; file: OriginalFile } | null {
-		const found = this.#read.bySlug.get({ slug });
-		const file = found === null ? null : this.#originals.get(slug);
+	async original(slug: string): Promise<{ fax: FaxRow; file: OriginalFile } | null> {
+		const found = await this.#read.bySlug.get({ slug });
+		const file = found === null ? null : await this.#originals.get(slug);
 		if (found === null || file === null) return null;
 		const { id: _id, ...fax } = found;
 		return { fax, file };
@@ -442,27 +449,27 @@ export class FaxStore {
 	 * when `replaced` is no longer live.
 	 */
 	relist(replaced: string, fax: FaxRow, kept: KeptWithFax, removedAt: number): Promise<boolean> {
-		return this.#lock.run(() => {
-			if (this.#write.delete.run({ slug: replaced }).changes === 0) return false;
-			this.#write.tombstone.run({ slug: replaced, removed_at: removedAt });
-			keep(this.#writer, fax, kept);
-			this.#originals.moveReceipts(replaced, fax.slug);
+		return this.#lock.run(async () => {
+			if ((await this.#write.delete.run({ slug: replaced })).changes === 0) return false;
+			await this.#write.tombstone.run({ slug: replaced, removed_at: removedAt });
+			await keep(this.#writer, fax, kept);
+			await this.#originals.moveReceipts(replaced, fax.slug);
 			return true;
 		});
 	}
 
 	/** Removal on request; false when no live fax has this slug. */
 	remove(slug: string, removedAt: number): Promise<boolean> {
-		return this.#lock.run(() => {
-			if (this.#write.delete.run({ slug }).changes === 0) return false;
-			this.#write.tombstone.run({ slug, removed_at: removedAt });
+		return this.#lock.run(async () => {
+			if ((await this.#write.delete.run({ slug })).changes === 0) return false;
+			await this.#write.tombstone.run({ slug, removed_at: removedAt });
 			return true;
 		});
 	}
 
 	/** The purge's turn (StoreEngine.purgeTurn): on SQLite always this process's. */
-	purgeTurn(): PurgeTurn {
-		return this.#engine.purgeTurn?.() ?? (() => {});
+	async purgeTurn(): Promise<PurgeTurn> {
+		return (await this.#engine.purgeTurn?.()) ?? (async () => {});
 	}
 
 	/**
@@ -473,11 +480,11 @@ export class FaxStore {
 	async purgeBefore(cutoff: number, removedAt: number): Promise<string[]> {
 		const slugs: string[] = [];
 		await this.#lock.runInBatches({
-			step: () => {
-				const expired = this.#write.expired.all({ cutoff, limit: PURGE_STEP });
+			step: async () => {
+				const expired = await this.#write.expired.all({ cutoff, limit: PURGE_STEP });
 				for (const { slug } of expired) {
-					this.#write.delete.run({ slug });
-					this.#write.tombstone.run({ slug, removed_at: removedAt });
+					await this.#write.delete.run({ slug });
+					await this.#write.tombstone.run({ slug, removed_at: removedAt });
 					slugs.push(slug);
 				}
 				return expired.length === PURGE_STEP;
@@ -502,12 +509,12 @@ export class FaxStore {
 	}
 
 	/** The calls in progress, not listed yet, whose last line came at `since` (ms) or later; newest first. */
-	shownCalls(since: number): CallRow[] {
+	shownCalls(since: number): Promise<CallRow[]> {
 		return this.#calls.shown(since);
 	}
 
 	/** A call's model as its feed last wrote it (JSON), and the fax it became; null when no row is kept. */
-	callRow(callKey: string): { call: string; listed: string | null } | null {
+	callRow(callKey: string): Promise<{ call: string; listed: string | null } | null> {
 		return this.#calls.call(callKey);
 	}
 
@@ -530,69 +537,62 @@ export class FaxStore {
 	 * Processed faxes whose files' bytes are not in the database yet (imported,
 	 * or stored before schema 5), in slug order after `after`.
 	 */
-	unarchivedSlugs(after: string, limit: number): string[] {
-		return this.#files.unarchived.all({ after, limit }).map((row) => row.slug);
+	async unarchivedSlugs(after: string, limit: number): Promise<string[]> {
+		return (await this.#files.unarchived.all({ after, limit })).map((row) => row.slug);
 	}
 
 	/** Keeps a live fax's files' bytes beside its row; false when the row is gone meanwhile. */
 	archiveFiles(slug: string, files: FaxFileBytes): Promise<boolean> {
-		return this.#lock.run(() => {
-			if (this.#read.hasRow.get({ slug }) === null) return false;
-			this.#write.addFiles.run({ slug, pdf: files.pdf, thumbnail: files.thumbnail });
+		return this.#lock.run(async () => {
+			if ((await this.#read.hasRow.get({ slug })) === null) return false;
+			await this.#write.addFiles.run({ slug, pdf: files.pdf, thumbnail: files.thumbnail });
 			return true;
 		});
 	}
 
 	/** Every fax's files' bytes, one fax at a time (a restore writes them back to disk). */
-	*archivedFiles(): Generator<{ slug: string } & FaxFileBytes> {
-		let page = this.#files.filesAfter.all({ after: "" });
+	async *archivedFiles(): AsyncGenerator<{ slug: string } & FaxFileBytes> {
+		let page = await this.#files.filesAfter.all({ after: "" });
 		while (page.length > 0) {
 			yield* page;
 			page =
-				page.length < FILES_PAGE ? [] : this.#files.filesAfter.all({ after: page[page.length - 1]?.slug });
+				page.length < FILES_PAGE
+					? []
+					: await this.#files.filesAfter.all({ after: page[page.length - 1]?.slug });
 		}
 	}
 
 	/** The size in bytes of a fax's file kept in the database; null when the database does not hold it. */
-	fileSize(slug: string, kind: FaxFileKind): number | null {
-		return this.#files.size[kind].get({ slug })?.size ?? null;
+	async fileSize(slug: string, kind: FaxFileKind): Promise<number | null> {
+		return (await this.#files.size[kind].get({ slug }))?.size ?? null;
 	}
 
 	/** `length` bytes of a fax's file kept in the database, from byte `offset`; null when it is gone. */
-	fileSlice(slug: string, kind: FaxFileKind, offset: number, length: number): Uint8Array | null {
-		return this.#files.slice[kind].get({ slug, from: offset + 1, length })?.bytes ?? null;
-	}
-
-	/**
-	 * fileSlice for a server: on PostgreSQL read without stopping the event
-	 * loop (StoreEngine.readFileSlice), on SQLite the local read itself.
-	 */
-	async readFileSlice(
+	async fileSlice(
 		slug: string,
 		kind: FaxFileKind,
 		offset: number,
 		length: number,
 	): Promise<Uint8Array | null> {
-		const read = this.#engine.readFileSlice;
-		return read === undefined ? this.fileSlice(slug, kind, offset, length) : read(slug, kind, offset, length);
+		return (await this.#files.slice[kind].get({ slug, from: offset + 1, length }))?.bytes ?? null;
 	}
 
 	/** Writes a consistent copy of the whole database to `path`, as a SQLite file (StoreEngine.copyTo). */
-	copyTo(path: string): void {
-		this.#engine.copyTo(path);
+	copyTo(path: string): Promise<void> {
+		return this.#engine.copyTo(path);
 	}
 
-	isEmpty(): boolean {
-		return this.#read.anyRow.get() === null;
+	async isEmpty(): Promise<boolean> {
+		return (await this.#read.anyRow.get()) === null;
 	}
 
-	/** Closes the database connection. */
 	/** One read that never stops the event loop: rejects within about a second when the database does not answer. */
 	probe(): Promise<void> {
 		return this.#engine.probe();
 	}
 
-	close(): void {
-		this.#engine.close();
+	/** Closes the database connections. */
+	close(): Promise<void> {
+		return this.#engine.close();
 	}
 }

@@ -33,9 +33,9 @@ export {
 	isPassingStorageFailure,
 	troubleOf,
 } from "./passing-failure.ts";
+export { PostgresDatabase, PostgresError } from "./postgres/client.ts";
 export { isPassingPostgresFailure } from "./postgres/errors.ts";
 export { SchemaNotReadyError } from "./postgres/schema.ts";
-export { PostgresDatabase, PostgresError } from "./postgres/sync-client.ts";
 export { ImportAbandonedError, type StagedImport } from "./staged-import.ts";
 export type { PurgeTurn, StoreEngine } from "./store-engine.ts";
 export { DatabaseBusyError, UnconfirmedCommitError } from "./write-lock.ts";

@@ -6,16 +6,28 @@ import { SqliteTransactions } from "./write-lock.ts";
 
 /** bun:sqlite: a file in WAL mode (open-database.ts). */
 export function sqliteEngine(db: Database, options: { commitSource?: CommitSource } = {}): StoreEngine {
-	const ping = db.prepare("SELECT 1 FROM faxes LIMIT 1");
+	const sql = sqliteSql(db);
+	const ping = sql.prepare("SELECT 1 FROM faxes LIMIT 1");
+	const commits = commitCounter(db, options.commitSource);
 	return {
-		sql: sqliteSql(db),
-		transactions: new SqliteTransactions(db),
-		commits: commitCounter(db, options.commitSource),
-		snapshot: (work) => db.transaction(work).deferred(),
+		sql,
+		transactions: new SqliteTransactions(db, sql),
+		commits,
+		freshness: commits.source,
+		snapshot: (work) =>
+			sql.session(async (session) => {
+				await session.exec("BEGIN DEFERRED");
+				try {
+					return await work();
+				} finally {
+					if (db.inTransaction) await session.exec("COMMIT");
+				}
+			}),
 		// VACUUM INTO: one read transaction, so writers carry on meanwhile; no WAL.
-		copyTo: (path) => void db.query("VACUUM INTO $path").run({ path }),
+		copyTo: async (path) =>
+			void (await sql.session(async () => void db.query("VACUUM INTO $path").run({ path }))),
 		// A local file: a read answers at once or fails at once.
-		probe: async () => void ping.get(),
-		close: () => db.close(),
+		probe: async () => void (await ping.get()),
+		close: async () => db.close(),
 	};
 }

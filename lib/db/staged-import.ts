@@ -128,15 +128,15 @@ export class ImportStatements {
 /** Deletes the rows of an abandoned import in short transactions, then the import itself. */
 async function deleteImport(statements: ImportStatements, lock: WriteLock, entry: ImportRow): Promise<void> {
 	await lock.runInBatches({
-		step: () => {
+		step: async () => {
 			if (
 				entry.first_fax_id !== null &&
-				statements.deleteFaxes.run(entry.first_fax_id, entry.id, STEP_ROWS).changes > 0
+				(await statements.deleteFaxes.run(entry.first_fax_id, entry.id, STEP_ROWS)).changes > 0
 			) {
 				return true;
 			}
-			if (statements.deleteTombstones.run(entry.id, STEP_ROWS).changes > 0) return true;
-			statements.deleteImport.run(entry.id);
+			if ((await statements.deleteTombstones.run(entry.id, STEP_ROWS)).changes > 0) return true;
+			await statements.deleteImport.run(entry.id);
 			return false;
 		},
 	});
@@ -148,12 +148,12 @@ async function deleteImport(statements: ImportStatements, lock: WriteLock, entry
  */
 export async function cleanAbandonedImports(statements: ImportStatements, lock: WriteLock): Promise<number> {
 	const now = unixSeconds();
-	for (const entry of statements.loading.all()) {
+	for (const entry of await statements.loading.all()) {
 		if (isDead(entry, now)) {
 			await lock.run(() => statements.markAbandoned.run(entry.id, entry.heartbeat_at));
 		}
 	}
-	const abandoned = statements.abandoned.all();
+	const abandoned = await statements.abandoned.all();
 	for (const entry of abandoned) await deleteImport(statements, lock, entry);
 	return abandoned.length;
 }
@@ -173,7 +173,7 @@ export class StagedImport {
 
 	/** Registers a new loading import. */
 	static async begin(statements: ImportStatements, lock: WriteLock): Promise<StagedImport> {
-		const { id } = await lock.run(() => statements.register.get(OWNER, unixSeconds()) as { id: number });
+		const { id } = (await lock.run(() => statements.register.get(OWNER, unixSeconds()))) as { id: number };
 		return new StagedImport(statements, lock, id);
 	}
 
@@ -195,23 +195,27 @@ export class StagedImport {
 		const total = faxes.length + removedSlugs.length;
 		let next = 0;
 		await this.#lock.runInBatches({
-			open: () => {
+			open: async () => {
 				signal?.throwIfAborted();
-				if (statements.heartbeat.run(unixSeconds(), this.#id).changes === 0) {
+				if ((await statements.heartbeat.run(unixSeconds(), this.#id)).changes === 0) {
 					throw new ImportAbandonedError(
 						`another process took this import for abandoned (no progress for ${STALE_SECONDS} s) and removed it`,
 					);
 				}
 			},
-			step: () => {
+			step: async () => {
 				const end = Math.min(total, next + STEP_ROWS);
 				for (; next < end; next++) {
 					const fax = faxes[next];
 					if (fax === undefined) {
-						statements.insertTombstone.run(removedSlugs[next - faxes.length] ?? "", removedAt, this.#id);
+						await statements.insertTombstone.run(
+							removedSlugs[next - faxes.length] ?? "",
+							removedAt,
+							this.#id,
+						);
 						continue;
 					}
-					const inserted = statements.insertFax.get(
+					const inserted = await statements.insertFax.get(
 						fax.slug,
 						fax.source,
 						fax.sender,
@@ -223,7 +227,7 @@ export class StagedImport {
 					);
 					if (this.#firstFaxId === null) {
 						this.#firstFaxId = Number((inserted as { id: number }).id);
-						statements.setFirstFaxId.run(this.#firstFaxId, this.#id);
+						await statements.setFirstFaxId.run(this.#firstFaxId, this.#id);
 					}
 				}
 				return next < total;
@@ -243,9 +247,9 @@ export class StagedImport {
 	/** Gives the import up: its hidden rows are deleted. */
 	async abandon(): Promise<void> {
 		const statements = this.#statements;
-		const state = await this.#lock.run(() => {
-			statements.markAbandoned.run(this.#id, Number.MAX_SAFE_INTEGER);
-			return statements.stateOf.get(this.#id)?.state;
+		const state = await this.#lock.run(async () => {
+			await statements.markAbandoned.run(this.#id, Number.MAX_SAFE_INTEGER);
+			return (await statements.stateOf.get(this.#id))?.state;
 		});
 		// Published already, or removed by another process: nothing is left to delete.
 		if (state !== "abandoned") return;

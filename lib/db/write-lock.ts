@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import type { SqlDatabase } from "./sql.ts";
 
 /**
  * Another writer held the database for longer than this connection's busy
@@ -30,9 +31,9 @@ const RETRY_SPREAD_MS = 3;
 /** A write that runs as several short transactions instead of one long one. */
 export interface BatchedWrite {
 	/** Runs first in each transaction; may throw to stop the write. */
-	open?(): void;
-	/** One small piece of work; returns false once nothing is left. */
-	step(): boolean;
+	open?(): Promise<void>;
+	/** One small piece of work; resolves to false once nothing is left. */
+	step(): Promise<boolean>;
 	/** Runs after each commit. */
 	committed?(): void;
 }
@@ -42,15 +43,20 @@ function isBusy(error: unknown): boolean {
 	return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
-/** How an engine begins, ends and undoes a write transaction for the WriteLock. */
+/** What an attempt at a write transaction came to. */
+export type Attempt<T> = { began: true; value: T } | { began: false };
+
+/** How an engine runs a write transaction for the WriteLock. */
 export interface WriteTransactions {
 	/** How long a writer waits for another, in milliseconds. */
 	readonly timeoutMs: number;
-	/** Begins a write transaction holding the write lock; false when another writer holds it. */
-	tryBegin(): boolean;
-	commit(): void;
-	/** Undoes the transaction if one is open. */
-	rollback(): void;
+	/**
+	 * Runs `work` in a write transaction holding the engine's write lock, and
+	 * commits it; `began: false` when another writer holds the lock (nothing
+	 * ran). A failure of `work` or of the commit rolls back what it can and
+	 * rejects.
+	 */
+	attempt<T>(work: () => Promise<T>): Promise<Attempt<T>>;
 }
 
 /**
@@ -59,24 +65,28 @@ export interface WriteTransactions {
  * snapshot), tried without SQLite's own sleeping wait. SQLite's own wait
  * sleeps up to 100 ms between tries and would miss the short gaps a long
  * write leaves; it still covers reads, which in WAL mode wait only in rare
- * moments (recovery, the last connection's checkpoint).
+ * moments (recovery, the last connection's checkpoint). Each attempt is a
+ * session of the connection (sql.ts): nothing else of this process reads
+ * its rows before they are committed.
  */
 export class SqliteTransactions implements WriteTransactions {
 	readonly #db: Database;
+	readonly #sql: SqlDatabase;
 	readonly timeoutMs: number;
 	readonly #begin: Statement;
 	readonly #commit: Statement;
 	readonly #rollback: Statement;
 
-	constructor(db: Database) {
+	constructor(db: Database, sql: SqlDatabase) {
 		this.#db = db;
+		this.#sql = sql;
 		this.timeoutMs = (db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout;
 		this.#begin = db.prepare("BEGIN IMMEDIATE");
 		this.#commit = db.prepare("COMMIT");
 		this.#rollback = db.prepare("ROLLBACK");
 	}
 
-	tryBegin(): boolean {
+	#tryBegin(): boolean {
 		// A prepared PRAGMA statement keeps the value of its first run: exec it.
 		this.#db.exec("PRAGMA busy_timeout = 0");
 		try {
@@ -90,12 +100,18 @@ export class SqliteTransactions implements WriteTransactions {
 		}
 	}
 
-	commit(): void {
-		this.#commit.run();
-	}
-
-	rollback(): void {
-		if (this.#db.inTransaction) this.#rollback.run();
+	attempt<T>(work: () => Promise<T>): Promise<Attempt<T>> {
+		return this.#sql.session(async () => {
+			if (!this.#tryBegin()) return { began: false };
+			try {
+				const value = await work();
+				this.#commit.run();
+				return { began: true, value };
+			} catch (error) {
+				if (this.#db.inTransaction) this.#rollback.run();
+				throw error;
+			}
+		});
 	}
 }
 
@@ -119,23 +135,22 @@ export class WriteLock {
 	}
 
 	/** Runs `work` in one write transaction, all of it or none, once the lock is free. */
-	async run<T>(work: () => T): Promise<T> {
+	async run<T>(work: () => T | Promise<T>): Promise<T> {
 		const transactions = this.#transactions;
 		const deadline = performance.now() + transactions.timeoutMs;
-		while (!transactions.tryBegin()) {
+		for (;;) {
+			let began = 0;
+			const attempt = await transactions.attempt(async () => {
+				began = performance.now();
+				return work();
+			});
+			if (attempt.began) {
+				this.commits++;
+				this.longestTransactionMs = Math.max(this.longestTransactionMs, performance.now() - began);
+				return attempt.value;
+			}
 			if (performance.now() >= deadline) throw new DatabaseBusyError(transactions.timeoutMs);
 			await Bun.sleep(RETRY_MIN_MS + Math.random() * RETRY_SPREAD_MS);
-		}
-		const began = performance.now();
-		try {
-			const result = work();
-			transactions.commit();
-			this.commits++;
-			this.longestTransactionMs = Math.max(this.longestTransactionMs, performance.now() - began);
-			return result;
-		} catch (error) {
-			transactions.rollback();
-			throw error;
 		}
 	}
 
@@ -148,11 +163,11 @@ export class WriteLock {
 	async runInBatches(write: BatchedWrite): Promise<void> {
 		let more = true;
 		while (more) {
-			more = await this.run(() => {
-				write.open?.();
+			more = await this.run(async () => {
+				await write.open?.();
 				const end = performance.now() + BATCH_MS;
-				let left = write.step();
-				while (left && performance.now() < end) left = write.step();
+				let left = await write.step();
+				while (left && performance.now() < end) left = await write.step();
 				return left;
 			});
 			write.committed?.();

@@ -31,7 +31,7 @@ export async function seedDemoFaxes(
 	storageDir: string,
 	nowSeconds: number,
 ): Promise<number> {
-	if (!store.isEmpty()) return 0;
+	if (!(await store.isEmpty())) return 0;
 	const demo = (await Bun.file(DEMO_FILE).json()) as DemoRecord[];
 	const records = [];
 	const reports: [string, string][] = [];
@@ -53,8 +53,8 @@ export async function seedDemoFaxes(
 	}
 	const result = await importFaxes(store, records, nowSeconds);
 	if (!result.ok) throw new Error(`demo fixtures are invalid: ${result.errors.join("; ")}`);
-	await store.write((writer) => {
-		for (const [slug, report] of reports) writer.report(slug, report);
+	await store.write(async (writer) => {
+		for (const [slug, report] of reports) await writer.report(slug, report);
 	});
 	return records.length;
 }

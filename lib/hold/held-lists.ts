@@ -19,8 +19,8 @@ export interface ListWait extends HoldableRequest {
 	seconds: number;
 	/** The sender the list is filtered by: its match key, null for `Unknown`, undefined for every sender. */
 	sender: string | null | undefined;
-	/** The answer the request would get without `wait` at this time (Unix seconds). */
-	answerAt(nowSeconds: number): Representation;
+	/** The answer the request would get without `wait` at this time (Unix seconds): from memory at once, else awaited. */
+	answerAt(nowSeconds: number): Representation | Promise<Representation>;
 }
 
 export interface HoldLimits {
@@ -107,6 +107,11 @@ export class HeldLists {
 	 */
 	hold(wait: ListWait): Representation | Promise<Representation> {
 		const answer = wait.answerAt(this.#nowSeconds());
+		if (answer instanceof Promise) return answer.then((awaited) => this.#holdAfter(wait, awaited));
+		return this.#holdAfter(wait, answer);
+	}
+
+	#holdAfter(wait: ListWait, answer: Representation): Representation | Promise<Representation> {
 		if (this.#released || isNews(wait, answer) || !this.#hasRoomFor(wait.clientKey)) return answer;
 		return new Promise((resolve, reject) => this.#add(wait, resolve, reject));
 	}
@@ -142,19 +147,30 @@ export class HeldLists {
 				this.#remove(held, group);
 				reject(error);
 			},
+			// What memory holds of the commits made until now, then the answer from it.
 			answerNow: () => {
-				try {
-					held.finish(wait.answerAt(this.#nowSeconds()));
-				} catch (error) {
-					held.fail(error);
-				}
+				Promise.resolve(this.#faxes.settle())
+					.then(() => wait.answerAt(this.#nowSeconds()))
+					.then(held.finish, held.fail);
 			},
 		};
 		group.add(held);
 		wait.signal.addEventListener("abort", held.answerNow, { once: true });
 		this.#perClient.set(wait.clientKey, (this.#perClient.get(wait.clientKey) ?? 0) + 1);
-		if (this.#size++ === 0)
-			this.#check = setInterval(() => this.#faxes.catchUp(this.#nowSeconds()), CHECK_INTERVAL_MS);
+		if (this.#size++ === 0) this.#check = setInterval(() => this.#catchUp(), CHECK_INTERVAL_MS);
+	}
+
+	/**
+	 * Looks for other processes' commits. A database that cannot tell answers
+	 * every held request now, with its failure (a 503 the front proxy retries
+	 * on another instance), rather than at each one's time limit: a client
+	 * whose instance lost its database waits about a second more, not its
+	 * whole `wait` twice.
+	 */
+	#catchUp(): void {
+		this.#faxes.catchUp().catch((error) => {
+			for (const held of this.#all()) held.fail(error);
+		});
 	}
 
 	#groupOf(sender: string | null | undefined): Set<Held> {
@@ -195,12 +211,15 @@ export class HeldLists {
 		const now = this.#nowSeconds();
 		for (const held of this.#toRecheck) {
 			this.#toRecheck.delete(held);
+			const finishIfNews = (answer: Representation) => {
+				if (isNews(held.wait, answer)) held.finish(answer);
+			};
 			try {
 				const answer = held.wait.answerAt(now);
-				if (isNews(held.wait, answer)) held.finish(answer);
-			} catch {
 				// A database that cannot answer now: the request stays held, its time limit answers it.
-			}
+				if (answer instanceof Promise) answer.then(finishIfNews, () => {});
+				else finishIfNews(answer);
+			} catch {}
 			if (performance.now() >= until) break;
 		}
 		if (this.#toRecheck.size > 0) setImmediate(() => this.#recheckTurn());

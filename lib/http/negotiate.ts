@@ -10,7 +10,9 @@ interface AnswerSet {
  * ETag, `Vary: Accept-Encoding`, and the content coding the request accepts
  * (RFC 9110 sections 8.8.3, 12.5.5, 12.5.3). To an `If-None-Match` naming the
  * ETag it is a 304 with no body and no content fields, after the rate limit
- * counted the request like any other.
+ * counted the request like any other. Another status (a 404 or 410 page) has
+ * no current representation of its target: no ETag, and no 304 (RFC 9110
+ * section 13.1.2), only its coding.
  */
 export function negotiatedBody(
 	representation: Representation,
@@ -18,15 +20,16 @@ export function negotiatedBody(
 	set: AnswerSet,
 	type: string,
 ): string | Blob | Uint8Array {
+	const current = set.status === 200;
 	const etag = representation.etag;
-	if (noneMatchHits(request.headers.get("if-none-match"), etag)) {
+	if (current && noneMatchHits(request.headers.get("if-none-match"), etag)) {
 		set.status = 304;
 		set.headers.etag = etag;
 		set.headers.vary = "Accept-Encoding";
 		return "";
 	}
 	set.headers["content-type"] = type;
-	set.headers.etag = etag;
+	if (current) set.headers.etag = etag;
 	set.headers.vary = "Accept-Encoding";
 	const coding = preferredCoding(request.headers.get("accept-encoding"));
 	const encoded = coding === null ? null : representation.encoded(coding);

@@ -3,6 +3,7 @@ import type { SendTo } from "../config.ts";
 import type { FaxStore } from "../db/index.ts";
 import type { HeldLists, HoldableRequest } from "../hold/index.ts";
 import type { CallStreams, CallsShown } from "../live-calls/index.ts";
+import type { PageMemory } from "../pages/index.ts";
 import type { RecentFaxes } from "../recent/index.ts";
 import type { Representation } from "../representation/index.ts";
 import type { StoredFile } from "./file-answer.ts";
@@ -32,6 +33,8 @@ export interface RouteServices {
 	/** The calls being received now, as the pages show them, and the pages' streams of them. */
 	calls: CallsShown;
 	callStreams: CallStreams;
+	/** The site's pages, made once per state of what they show. */
+	pages: PageMemory;
 	/** Where the PDFs and thumbnails are. */
 	storageDir: string;
 	/** The origin the faxes' PDFs and thumbnails are served from (CDN_BASE_URL's), for the pages' policies. */

@@ -44,12 +44,12 @@ interface Checked {
 }
 
 /** Checks every record and the slugs across records and the database. */
-function checkAll(
+async function checkAll(
 	store: FaxStore,
 	values: unknown[],
 	nowSeconds: number,
 	progress: (validated: number) => void,
-): Checked {
+): Promise<Checked> {
 	const invalid: InvalidFile = { errors: [], problemCount: 0, invalidRecords: 0, records: values.length };
 	const report = (index: number, problems: string[]) => {
 		invalid.invalidRecords++;
@@ -60,7 +60,7 @@ function checkAll(
 	};
 	const records: FaxRecord[] = [];
 	const firstUse = new Map<string, number>();
-	values.forEach((value, index) => {
+	for (const [index, value] of values.entries()) {
 		if (index % PROGRESS_EVERY === 0) progress(index);
 		const checked = checkFaxRecord(value, nowSeconds);
 		const problems = checked.ok ? [] : checked.problems;
@@ -71,12 +71,13 @@ function checkAll(
 		) {
 			const first = firstUse.get(slug);
 			if (first !== undefined) problems.push(`slug: ${slug} is also the slug of record ${first}`);
-			else if (store.slugTaken(slug)) problems.push(`slug: ${slug} is already used; slugs are never reused`);
+			else if (await store.slugTaken(slug))
+				problems.push(`slug: ${slug} is already used; slugs are never reused`);
 			else firstUse.set(slug, index);
 		}
 		if (problems.length > 0) report(index, problems);
 		else if (checked.ok) records.push(checked.record);
-	});
+	}
 	progress(values.length);
 	return { records, invalid };
 }
@@ -110,9 +111,9 @@ async function write(
 	const { faxes, removedSlugs } = rows;
 	signal?.throwIfAborted();
 	if (faxes.length + removedSlugs.length <= SMALL_IMPORT) {
-		await store.write((writer) => {
-			for (const fax of faxes) writer.insert(fax);
-			for (const slug of removedSlugs) writer.tombstone(slug, nowSeconds);
+		await store.write(async (writer) => {
+			for (const fax of faxes) await writer.insert(fax);
+			for (const slug of removedSlugs) await writer.tombstone(slug, nowSeconds);
 		});
 		progress(faxes.length + removedSlugs.length);
 		return;
@@ -159,7 +160,7 @@ export async function importFaxes(
 		};
 	}
 	const total = document.length;
-	const { records, invalid } = checkAll(store, document, nowSeconds, (validated) =>
+	const { records, invalid } = await checkAll(store, document, nowSeconds, (validated) =>
 		onProgress?.({ total, validated, written: 0 }),
 	);
 	if (invalid.problemCount > 0) return { ok: false, ...invalid };

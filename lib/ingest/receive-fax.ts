@@ -63,9 +63,9 @@ function arrivalTime(sentAt: number | null, now: number): number {
 	return sentAt !== null && sentAt <= now && sentAt >= now - DATE_HEADER_WINDOW_SECONDS ? sentAt : now;
 }
 
-export function uniqueSlug(store: FaxStore): string {
+export async function uniqueSlug(store: FaxStore): Promise<string> {
 	let slug = newSlug();
-	while (store.slugTaken(slug)) slug = newSlug();
+	while (await store.slugTaken(slug)) slug = newSlug();
 	return slug;
 }
 
@@ -179,14 +179,14 @@ export async function receiveFax(
 ): Promise<Received> {
 	const email = await emailOf(file);
 	const receiptKey = receiptKeyOf(file, email);
-	const earlier = receiptKey === undefined ? null : store.receiptSlug(receiptKey);
+	const earlier = receiptKey === undefined ? null : await store.receiptSlug(receiptKey);
 	if (receiptKey !== undefined && earlier !== null)
 		return { repeatOf: (await store.confirmedReceiptSlug(receiptKey)) ?? earlier };
 	const result = file.hylafax?.callOnly
 		? ({ ok: false, reason: NO_PAGE_REASON } as const)
 		: await documentOf(file, email);
 	const receivedAt = receivedTime(file, email, now);
-	const slug = uniqueSlug(store);
+	const slug = await uniqueSlug(store);
 	const given = file.sender !== undefined ? file.sender : (email?.sender ?? null);
 	const base = {
 		slug,

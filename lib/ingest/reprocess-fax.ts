@@ -25,7 +25,7 @@ export async function reprocessFax(
 	storageDir: string,
 	now: number,
 ): Promise<Reprocessed> {
-	const kept = store.original(slug);
+	const kept = await store.original(slug);
 	if (kept === null) return { state: "no-original" };
 	const { fax: old, file: original } = kept;
 	const file: ReceivedFile = {
@@ -41,7 +41,7 @@ export async function reprocessFax(
 	if (!result.ok) return { state: "not-processable", reason: result.reason };
 	const fax = {
 		...old,
-		slug: uniqueSlug(store),
+		slug: await uniqueSlug(store),
 		page_count: result.pageCount,
 		file_size: result.pdf.byteLength,
 	};

@@ -146,18 +146,29 @@ export class CallStreams {
 		stream.send(made.calls, made.event);
 	}
 
+	/** Sends every stream its calls if they were read anew since the last tick, then ticks again. */
+	#sendChanged(): void {
+		this.#cancelTick = null;
+		const version = this.#shown.version();
+		if (version !== this.#sentVersion) {
+			this.#sentVersion = version;
+			const byFilter = new Map<string, { calls: string; event: Uint8Array }>();
+			for (const stream of this.#streams) this.#push(stream, byFilter);
+		}
+		if (this.#streams.size > 0) this.#tickSoon();
+	}
+
 	#tickSoon(): void {
 		if (this.#cancelTick !== null) return;
 		this.#cancelTick = this.#setTimer(() => {
-			this.#cancelTick = null;
-			if (this.#streams.size === 0) return;
-			const version = this.#shown.version();
-			if (version !== this.#sentVersion) {
-				this.#sentVersion = version;
-				const byFilter = new Map<string, { calls: string; event: Uint8Array }>();
-				for (const stream of this.#streams) this.#push(stream, byFilter);
+			if (this.#streams.size === 0) {
+				this.#cancelTick = null;
+				return;
 			}
-			this.#tickSoon();
+			const settling = this.#shown.settle();
+			if (settling === null) this.#sendChanged();
+			// settle() never rejects: a database away is shown as no calls.
+			else void settling.then(() => this.#sendChanged());
 		}, CHECK_INTERVAL_MS);
 	}
 }

@@ -11,9 +11,9 @@ const SHOWN_QUIET_MS = 15 * 60_000;
 type Held = ShownCall & { senderKey: string | null };
 
 /**
- * The calls in progress as every instance shows them: read from the database
- * when a commit was seen since the last read, so many pages and streams
- * asking at once cost one read.
+ * The calls in progress as every instance shows them: read from the database,
+ * awaited, when a commit was seen since the last read, so many pages and
+ * streams asking at once cost one read.
  */
 export class CallsShown {
 	readonly #store: FaxStore;
@@ -23,10 +23,11 @@ export class CallsShown {
 	#calls: Held[] = [];
 	#failed = false;
 	#version = 0;
+	#reading: Promise<void> | null = null;
 
-	constructor(store: FaxStore, clock: () => number) {
+	constructor(store: FaxStore, commits: CommitWatch, clock: () => number) {
 		this.#store = store;
-		this.#commits = store.watchCommits();
+		this.#commits = commits;
 		this.#clock = clock;
 	}
 
@@ -37,36 +38,50 @@ export class CallsShown {
 
 	/** Differs from its last value whenever the calls were read anew since. */
 	version(): number {
-		this.#refresh();
 		return this.#version;
 	}
 
-	/** The calls the filter selects, newest first; none while the database cannot answer. */
+	/** The calls the filter selects, newest first, as last read; none while the database cannot answer. */
 	current(filter: CallFilter): ShownCall[] {
-		this.#refresh();
 		return this.#calls.filter((call) => selects(filter, call)).map(({ senderKey: _key, ...call }) => call);
 	}
 
-	#refresh(): void {
+	/**
+	 * Null when the calls held are as the last commit seen left them; else the
+	 * read that brings them, shared. It never rejects: a database away costs
+	 * the pages their calls in progress, not the page.
+	 */
+	settle(): Promise<void> | null {
+		if (this.#reading !== null) return this.#reading;
+		const watching = this.#commits.settle();
+		if (watching === null && this.#commits.count() === this.#count && !this.#failed) return null;
+		const reading = (watching ?? Promise.resolve()).then(() => this.#read()).catch(() => this.#lost());
+		this.#reading = reading.finally(() => {
+			this.#reading = null;
+		});
+		return this.#reading;
+	}
+
+	async #read(): Promise<void> {
 		const count = this.#commits.count();
 		if (count === this.#count && !this.#failed) return;
-		try {
-			this.#calls = this.#store.shownCalls(this.#clock() - SHOWN_QUIET_MS).map((row) => ({
-				key: row.call_key,
-				from: row.sender,
-				senderKey: row.sender_key,
-				startedAt: row.started_at,
-				view: JSON.parse(row.view) as CallView,
-			}));
-			this.#count = count;
-			this.#failed = false;
-			this.#version++;
-		} catch {
-			// A database away costs the pages their calls in progress, not the page.
-			if (!this.#failed) this.#version++;
-			this.#calls = [];
-			this.#failed = true;
-		}
+		const rows = await this.#store.shownCalls(this.#clock() - SHOWN_QUIET_MS);
+		this.#calls = rows.map((row) => ({
+			key: row.call_key,
+			from: row.sender,
+			senderKey: row.sender_key,
+			startedAt: row.started_at,
+			view: JSON.parse(row.view) as CallView,
+		}));
+		this.#count = count;
+		this.#failed = false;
+		this.#version++;
+	}
+
+	#lost(): void {
+		if (!this.#failed) this.#version++;
+		this.#calls = [];
+		this.#failed = true;
 	}
 }
 

@@ -111,30 +111,28 @@ function itemOf(fax) {
 	);
 	const item = element("li", { "data-slug": fax.slug }, image, facts);
 	showLocalTime(item);
-	outcomes.push(item);
-	if (outcomes.length === 1) fillOutcomes();
 	return item;
 }
 
 // What kind of outcome a test had (the call ended during page 2, the document
-// could not be read…) is not in the API's objects: the fax's own page says
-// it (data-row on its verdict, the words the server's list row shows), asked
-// for one at a time. Pages are not rate limited.
-const outcomes = [];
-async function fillOutcomes() {
-	while (outcomes.length > 0) {
-		const item = outcomes[0];
-		try {
-			const response = await fetch(`/faxtest/${encodeURIComponent(item.dataset.slug)}`, {
-				cache: "no-store",
-			});
-			const page = new DOMParser().parseFromString(await response.text(), "text/html");
-			const row = response.ok ? page.getElementById("verdict")?.dataset.row : undefined;
+// could not be read…) is not in the API's objects: the server keeps each
+// listed fax's words (the ones its list row and its page's verdict show), and
+// the rows a render adds ask for theirs in one request, however many they
+// are. Not rate limited: the server answers it from memory.
+async function fillOutcomes(items) {
+	if (items.length === 0) return;
+	const slugs = items.map((item) => item.dataset.slug).join(",");
+	try {
+		const response = await fetch(`/faxtest/outcomes?slugs=${encodeURIComponent(slugs)}`, {
+			cache: "no-store",
+		});
+		const words = response.ok ? await response.json() : {};
+		for (const item of items) {
+			const row = words[item.dataset.slug];
 			if (row) item.querySelector(".pages").after(" · ", element("span", { class: "outcome" }, row));
-		} catch {
-			// The row stays without its outcome; the fax's page still says it.
 		}
-		outcomes.shift();
+	} catch {
+		// The rows stay without their outcome; each fax's page still says it.
 	}
 }
 
@@ -150,8 +148,13 @@ function render(faxes) {
 	calls.hidden = calls.children.length === 0;
 	const shown = new Map([...list.children].map((item) => [item.dataset.slug, item]));
 	const added = [];
+	const made = [];
 	const items = faxes.map((fax) => {
-		const item = shown.get(fax.slug) ?? itemOf(fax);
+		let item = shown.get(fax.slug);
+		if (item === undefined) {
+			item = itemOf(fax);
+			made.push(item);
+		}
 		if (filled && !shown.has(fax.slug)) {
 			item.classList.add("new");
 			added.push(fax);
@@ -169,6 +172,7 @@ function render(faxes) {
 	list.replaceChildren(...items);
 	filled = true;
 	empty.hidden = faxes.length > 0;
+	void fillOutcomes(made);
 }
 
 function say(text) {

@@ -30,7 +30,7 @@ export async function recvqWaiting(dir: string, store: FaxStore, nowSeconds: num
 		const receivedAt = await lastWrite(join(dir, name));
 		if (receivedAt === null || receivedAt < retentionCutoff(nowSeconds)) continue;
 		// The key `fax receive-hylafax` gives the same file (lib/ingest/recvq.ts).
-		if (store.receiptSlug(`hylafax:${name}:${receivedAt}`) === null) waiting.push(receivedAt);
+		if ((await store.receiptSlug(`hylafax:${name}:${receivedAt}`)) === null) waiting.push(receivedAt);
 	}
 	return waiting.sort((a, b) => a - b);
 }

@@ -1,4 +1,4 @@
-/** A fax held in memory: what it is ordered and matched by, and its JSON text. */
+/** A fax held in memory: what it is ordered and matched by, its JSON text and its outcome's words. */
 export interface Entry {
 	id: number;
 	/** Unix seconds. */
@@ -6,6 +6,8 @@ export interface Entry {
 	slug: string;
 	senderKey: string | null;
 	json: string;
+	/** Its outcome in a few words (the verdict's row); null when it went well or has no report. */
+	outcome: string | null;
 }
 
 /** Oldest first: by received_at, ties by insertion; the list answer is this order backwards. */

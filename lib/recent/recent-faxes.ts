@@ -1,4 +1,4 @@
-import type { CommitWatch, FaxStore, ListQuery, StoredFax } from "../db/index.ts";
+import type { CommitWatch, FaxStore, ListQuery, Removal, StoredFax } from "../db/index.ts";
 import type { FaxRow } from "../fax/index.ts";
 import { Representation } from "../representation/index.ts";
 import { type Entry, firstAfter, isBefore, mergeEntries, newestJson } from "./entries.ts";
@@ -25,6 +25,8 @@ export interface RecentFaxesOptions {
 	windowSeconds?: number;
 	/** Most faxes held; past it the oldest go and older answers come from SQLite. */
 	maxEntries?: number;
+	/** A fax's outcome in a few words, from its transmission report (JSON); made once per fax held. */
+	outcomeOf?: (report: string | null) => string | null;
 }
 
 const DEFAULT_WINDOW_SECONDS = 25 * 3600;
@@ -40,36 +42,48 @@ const MAX_ANSWER_CHARS = 4_000_000;
 // (`from=` of random senders) stay as bounded as a few long ones.
 const ANSWER_OVERHEAD_CHARS = 64;
 
+/** What one refresh read, in one snapshot, before any of it is applied. */
+interface ReadChanges {
+	removals: Removal[];
+	imported: { seq: number; rows: StoredFax[] }[];
+	inserted: StoredFax[];
+	lastId: number;
+}
+
 /**
- * The newest faxes in memory, each with its JSON text, so that the answers
- * clients poll for are a binary search and a join of remembered texts.
+ * The newest faxes in memory, each with its JSON text and its outcome's words,
+ * so that the answers clients poll for are a binary search and a join of
+ * remembered texts.
  *
  * Memory holds every live fax received after `coveredAfter`: all of the
  * window, or its newest `maxEntries`. A list answer is taken from memory when
  * it asks for nothing older, or when memory alone already has `limit` matching
- * faxes (they are then the newest ones of all); otherwise SQLite answers, as it
- * does for a slug not held here.
+ * faxes (they are then the newest ones of all); otherwise the database
+ * answers, awaited, as it does for a slug not held here.
  *
- * Every answer starts by asking whether anything was committed since the
- * last one (FaxStore.watchCommits: on SQLite one read of its WAL index
- * header); if so, the rows inserted since (by id, which is never reused) and
- * the removals recorded since (by their number) are read in one snapshot and
- * applied. On PostgreSQL the count is read asynchronously: a request first
- * awaits `settle()` (lib/db/postgres/commit-watch.ts). A commit by another
- * process is therefore seen by the very next request (on a hot standby, once
- * replayed and at most one tick later), without any full reload. A large import writes its rows hidden and shows
- * them all at once when it is published: their ids were passed over while
- * hidden, so the rows of each import published since are read by import.
+ * Every answer starts with `settle()`: whether anything was committed since
+ * the last one (FaxStore.watchCommits: on SQLite one read of its WAL index
+ * header; on PostgreSQL a shared asynchronous check,
+ * lib/db/postgres/commit-watch.ts); if so, the rows inserted since (by id,
+ * which is never reused) and the removals recorded since (by their number)
+ * are read in one snapshot, awaited, and applied at once, so no answer sees
+ * half of a refresh. Requests arriving meanwhile share that refresh. A commit
+ * by another process is therefore seen by the very next request (on a hot
+ * standby, once replayed and at most one tick later), without any full
+ * reload. A large import writes its rows hidden and shows them all at once
+ * when it is published: their ids were passed over while hidden, so the rows
+ * of each import published since are read by import.
  *
  * A list answer depends on nothing but the query and the committed faxes
- * (memory and SQLite answer alike), so each is remembered until the next
- * commit: the clients polling the same question in one second get the same
- * text, joined once.
+ * (memory and the database answer alike), so each is remembered until the
+ * next commit: the clients polling the same question in one second get the
+ * same text, joined once.
  */
 export class RecentFaxes {
 	readonly #store: FaxStore;
 	readonly #commits: CommitWatch;
 	readonly #json: (row: FaxRow) => string;
+	readonly #outcomeOf: (report: string | null) => string | null;
 	readonly #windowSeconds: number;
 	readonly #maxEntries: number;
 	/** Oldest first. */
@@ -84,29 +98,52 @@ export class RecentFaxes {
 	/** List answers by query, since the last commit, each compressed at most once. */
 	#answers = new Map<string, Representation>();
 	#answerChars = 0;
+	/** Moves with every change applied: an answer read from the database before it is not remembered. */
+	#generation = 0;
+	/** Lists being read from the database, by the key of their answer. */
+	#reading = new Map<string, { generation: number; answer: Promise<Representation> }>();
 	#lastPublication = 0;
+	#refreshing: Promise<void> | null = null;
 	#onChange: ((change: FaxChange) => void) | undefined;
 
-	constructor(
+	private constructor(
+		store: FaxStore,
+		commits: CommitWatch,
+		json: (row: FaxRow) => string,
+		nowSeconds: number,
+		options: RecentFaxesOptions,
+	) {
+		this.#store = store;
+		this.#commits = commits;
+		this.#json = json;
+		this.#outcomeOf = options.outcomeOf ?? (() => null);
+		this.#windowSeconds = options.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
+		this.#maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+		this.#coveredAfter = nowSeconds - this.#windowSeconds;
+		this.#changeCount = commits.count();
+	}
+
+	/** Memory filled with the newest faxes, read in one snapshot. */
+	static async open(
 		store: FaxStore,
 		json: (row: FaxRow) => string,
 		nowSeconds: number,
 		options: RecentFaxesOptions = {},
-	) {
-		this.#store = store;
-		this.#json = json;
-		this.#windowSeconds = options.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
-		this.#maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
-		this.#coveredAfter = nowSeconds - this.#windowSeconds;
-		this.#commits = store.watchCommits();
-		this.#changeCount = this.#commits.count();
-		store.snapshot(() => {
-			this.#lastId = store.lastFaxId();
-			this.#lastRemoval = store.lastRemoval();
-			this.#lastPublication = store.lastPublication();
-			const rows = store.newestFaxes(this.#coveredAfter, this.#maxEntries + 1);
-			this.#add(rows);
+	): Promise<RecentFaxes> {
+		const recent = new RecentFaxes(store, await store.watchCommits(), json, nowSeconds, options);
+		await recent.#load();
+		return recent;
+	}
+
+	async #load(): Promise<void> {
+		const store = this.#store;
+		const rows = await store.snapshot(async () => {
+			this.#lastId = await store.lastFaxId();
+			this.#lastRemoval = await store.lastRemoval();
+			this.#lastPublication = await store.lastPublication();
+			return store.newestFaxes(this.#coveredAfter, this.#maxEntries + 1);
 		});
+		this.#add(rows);
 	}
 
 	/** Number of faxes held, for tests of the bound. */
@@ -131,36 +168,85 @@ export class RecentFaxes {
 
 	/**
 	 * Null when memory may answer a request arriving now; else a promise that
-	 * resolves once the commit count holds every commit it must see.
+	 * resolves once memory holds every commit the request must see (and
+	 * rejects when the database cannot tell or answer).
 	 */
 	settle(): Promise<void> | null {
-		return this.#commits.settle();
+		const watching = this.#commits.settle();
+		if (watching !== null) return watching.then(() => this.#applied() ?? undefined);
+		return this.#applied();
+	}
+
+	/** Null when memory holds every commit counted; else the refresh that brings them, shared. */
+	#applied(): Promise<void> | null {
+		if (this.#refreshing === null && this.#commits.count() === this.#changeCount) return null;
+		if (this.#refreshing === null) {
+			const refreshing = this.#refreshUntilCurrent().finally(() => {
+				if (this.#refreshing === refreshing) this.#refreshing = null;
+			});
+			this.#refreshing = refreshing;
+		}
+		return this.#refreshing;
+	}
+
+	async #refreshUntilCurrent(): Promise<void> {
+		for (let count = this.#commits.count(); count !== this.#changeCount; count = this.#commits.count()) {
+			// Taken as seen only once applied: a refresh that failed is tried again by the next request.
+			const change = this.#apply(await this.#readChanges());
+			this.#changeCount = count;
+			this.#forgetAnswers();
+			// Told after the count is taken, so a listener that asks for answers finds them current.
+			if (change.unattributed || change.senders.size > 0) this.#onChange?.(change);
+		}
 	}
 
 	/**
 	 * Applies what other processes committed since the last request, without
-	 * answering one. A database that cannot answer is left to the next
-	 * request, which meets the same failure and answers it (503).
+	 * answering one; rejects when the database cannot tell or answer.
 	 */
-	catchUp(nowSeconds: number): void {
-		const apply = () => {
-			try {
-				this.#sync(nowSeconds);
-			} catch {}
-		};
-		const settling = this.#commits.settle();
-		if (settling === null) apply();
-		else settling.then(apply, () => {});
+	async catchUp(): Promise<void> {
+		await this.settle();
 	}
 
-	/** The JSON array the list answers, newest first. */
-	list(query: ListQuery, nowSeconds: number): Representation {
-		this.#sync(nowSeconds);
+	/** The JSON array the list answers, newest first: at once from memory, awaited from the database. */
+	list(query: ListQuery, nowSeconds: number): Representation | Promise<Representation> {
+		this.#evict(nowSeconds);
 		const { after, sender, limit } = query;
 		const key = `${limit}/${after}/${sender.kind === "key" ? `key/${sender.key}` : sender.kind}`;
 		const known = this.#answers.get(key);
 		if (known !== undefined) return known;
-		const answer = new Representation(this.#answer(query));
+		const entries =
+			sender.kind === "any"
+				? this.#entries
+				: this.#bySender.get(sender.kind === "unknown" ? null : sender.key);
+		const remembered = newestJson(entries, after, limit, after >= this.#coveredAfter);
+		if (remembered !== null) return this.#remember(key, remembered);
+		return this.#fromDatabase(key, query);
+	}
+
+	/** A list only the database can answer; the requests asking the same while it is read share the read. */
+	#fromDatabase(key: string, query: ListQuery): Promise<Representation> {
+		const generation = this.#generation;
+		const pending = this.#reading.get(key);
+		if (pending !== undefined && pending.generation === generation) return pending.answer;
+		const answer = this.#store.list(query).then((rows) => {
+			let body = "[";
+			for (let i = 0; i < rows.length; i++)
+				body += i === 0 ? this.#json(rows[i] as FaxRow) : `,${this.#json(rows[i] as FaxRow)}`;
+			body += "]";
+			return generation === this.#generation ? this.#remember(key, body) : new Representation(body);
+		});
+		const entry = { generation, answer };
+		this.#reading.set(key, entry);
+		const done = () => {
+			if (this.#reading.get(key) === entry) this.#reading.delete(key);
+		};
+		answer.then(done, done);
+		return answer;
+	}
+
+	#remember(key: string, text: string): Representation {
+		const answer = new Representation(text);
 		// Counted by its text: its compressed forms, if asked for, add about a tenth.
 		const cost = key.length + answer.text.length + ANSWER_OVERHEAD_CHARS;
 		if (this.#answerChars + cost > MAX_ANSWER_CHARS) this.#forgetAnswers();
@@ -169,24 +255,9 @@ export class RecentFaxes {
 		return answer;
 	}
 
-	#answer(query: ListQuery): string {
-		const { after, sender, limit } = query;
-		const entries =
-			sender.kind === "any"
-				? this.#entries
-				: this.#bySender.get(sender.kind === "unknown" ? null : sender.key);
-		const remembered = newestJson(entries, after, limit, after >= this.#coveredAfter);
-		if (remembered !== null) return remembered;
-		const rows = this.#store.list(query);
-		let body = "[";
-		for (let i = 0; i < rows.length; i++)
-			body += i === 0 ? this.#json(rows[i] as FaxRow) : `,${this.#json(rows[i] as FaxRow)}`;
-		return `${body}]`;
-	}
-
 	/** A fax by slug; `notBefore` is the retention cutoff, older faxes count as removed. */
-	lookup(slug: string, notBefore: number, nowSeconds: number): FaxLookup {
-		this.#sync(nowSeconds);
+	lookup(slug: string, notBefore: number, nowSeconds: number): FaxLookup | Promise<FaxLookup> {
+		this.#evict(nowSeconds);
 		const entry = this.#bySlug.get(slug);
 		// A single fax's answer is small: its ETag (a hash of some 300 bytes) is
 		// made per request rather than kept beside each of up to 100,000 faxes.
@@ -194,24 +265,25 @@ export class RecentFaxes {
 			return entry.receivedAt < notBefore
 				? REMOVED
 				: { state: "found", answer: new Representation(entry.json) };
-		const found = this.#store.lookup(slug, notBefore);
-		// Memory holds every live fax after coveredAfter: one it lacks was committed after its count.
-		if (found.state === "found" && found.fax.received_at > this.#coveredAfter) this.#commits.behind();
-		return found.state === "found"
-			? { state: "found", answer: new Representation(this.#json(found.fax)) }
-			: found;
+		return this.#store.lookup(slug, notBefore).then((found) => {
+			// Memory holds every live fax after coveredAfter: one it lacks was committed after its count.
+			if (found.state === "found" && found.fax.received_at > this.#coveredAfter) this.#commits.behind();
+			return found.state === "found"
+				? { state: "found", answer: new Representation(this.#json(found.fax)) }
+				: found;
+		});
 	}
 
-	#sync(nowSeconds: number): void {
-		const changeCount = this.#commits.count();
-		if (changeCount !== this.#changeCount) {
-			this.#forgetAnswers();
-			// Taken as seen only once applied: a refresh that failed is tried again by the next request.
-			const change = this.#refresh();
-			this.#changeCount = changeCount;
-			// Told after the count is taken, so a listener that asks for answers finds them current.
-			if (change.unattributed || change.senders.size > 0) this.#onChange?.(change);
-		}
+	/**
+	 * The outcome's words of a fax held in memory (null when it went well or
+	 * has no report), as its page's verdict says them; undefined when the fax
+	 * is not held.
+	 */
+	outcome(slug: string): string | null | undefined {
+		return this.#bySlug.get(slug)?.outcome;
+	}
+
+	#evict(nowSeconds: number): void {
 		const horizon = nowSeconds - this.#windowSeconds;
 		if (horizon >= this.#coveredAfter + EVICTION_STEP_SECONDS) this.#dropUpTo(horizon);
 	}
@@ -219,37 +291,47 @@ export class RecentFaxes {
 	#forgetAnswers(): void {
 		this.#answers.clear();
 		this.#answerChars = 0;
+		this.#generation++;
 	}
 
-	#refresh(): FaxChange {
+	/** Reads, in one snapshot, what was committed since the last refresh. */
+	#readChanges(): Promise<ReadChanges> {
 		const store = this.#store;
+		return store.snapshot(async () => {
+			const removals = await store.removalsAfter(this.#lastRemoval);
+			const imported: ReadChanges["imported"] = [];
+			// Rows of a published import with larger ids come with the inserted ones below.
+			for (const { seq, importId } of await store.publicationsAfter(this.#lastPublication))
+				imported.push({ seq, rows: await store.importedFaxes(importId, this.#coveredAfter, this.#lastId) });
+			const inserted = await store.faxesInsertedAfter(this.#lastId);
+			return { removals, imported, inserted, lastId: await store.lastFaxId() };
+		});
+	}
+
+	/** Applies what #readChanges read, all at once. */
+	#apply(read: ReadChanges): FaxChange {
 		const senders = new Set<string | null>();
 		let unattributed = false;
-		store.snapshot(() => {
-			const removals = store.removalsAfter(this.#lastRemoval);
-			const last = removals[removals.length - 1];
-			if (last !== undefined) this.#lastRemoval = last.seq;
-			const held = this.#remove(
-				removals.map((removal) => removal.slug),
-				senders,
-			);
-			if (held < removals.length) unattributed = true;
-			// Rows of a published import with larger ids come with the inserted ones below.
-			for (const { seq, importId } of store.publicationsAfter(this.#lastPublication)) {
-				this.#add(store.importedFaxes(importId, this.#coveredAfter, this.#lastId), senders);
-				this.#lastPublication = seq;
-				unattributed = true;
-			}
-			// Faxes older than memory's window are not held, but their senders are known. Ids passed
-			// over (a failed insert on PostgreSQL) and rows hidden until their import is published change no answer.
-			const inserted = store.faxesInsertedAfter(this.#lastId);
-			this.#add(
-				inserted.filter((row) => row.received_at > this.#coveredAfter),
-				senders,
-			);
-			for (const row of inserted) senders.add(row.sender_key);
-			this.#lastId = Math.max(this.#lastId, store.lastFaxId());
-		});
+		const last = read.removals[read.removals.length - 1];
+		if (last !== undefined) this.#lastRemoval = last.seq;
+		const held = this.#remove(
+			read.removals.map((removal) => removal.slug),
+			senders,
+		);
+		if (held < read.removals.length) unattributed = true;
+		for (const { seq, rows } of read.imported) {
+			this.#add(rows, senders);
+			this.#lastPublication = seq;
+			unattributed = true;
+		}
+		// Faxes older than memory's window are not held, but their senders are known. Ids passed
+		// over (a failed insert on PostgreSQL) and rows hidden until their import is published change no answer.
+		this.#add(
+			read.inserted.filter((row) => row.received_at > this.#coveredAfter),
+			senders,
+		);
+		for (const row of read.inserted) senders.add(row.sender_key);
+		this.#lastId = Math.max(this.#lastId, read.lastId);
 		return { senders, unattributed };
 	}
 
@@ -263,6 +345,7 @@ export class RecentFaxes {
 				slug: row.slug,
 				senderKey: row.sender_key,
 				json: this.#json(row),
+				outcome: this.#outcomeOf(row.report),
 			}),
 		);
 		batch.sort((a, b) => (isBefore(a, b) ? -1 : 1));

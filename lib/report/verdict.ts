@@ -217,3 +217,16 @@ export function verdictOf(report: FaxReport, model: CallModel | null = callModel
 				(facts.model === null ? [] : adviceFor(facts.model).map((item) => item.words)));
 	return { rule: rule.rule, status: rule.status, title: rule.title(facts), advice, row: rule.row(facts) };
 }
+
+/**
+ * A fax's outcome in a few words (its verdict's row), from its report as kept
+ * (JSON); null when it has none, when it went well, or when it cannot be read.
+ */
+export function outcomeOfReport(report: string | null): string | null {
+	if (report === null) return null;
+	try {
+		return verdictOf(JSON.parse(report) as FaxReport).row;
+	} catch {
+		return null;
+	}
+}

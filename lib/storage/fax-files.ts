@@ -68,22 +68,21 @@ export async function deleteFaxFiles(storageDir: string, slug: string): Promise<
 export async function deleteStrayFiles(
 	storageDir: string,
 	nowSeconds: number,
-	hasRow: (slug: string) => boolean,
+	hasRow: (slug: string) => Promise<boolean>,
 ): Promise<number> {
 	const dir = join(storageDir, "faxes");
 	const names = await readdir(dir).catch((error: { code?: unknown }) => {
 		if (error.code === "ENOENT") return [];
 		throw error;
 	});
-	const isStray = (name: string) => {
-		const slug = FAX_FILE.exec(name)?.[1];
-		return TEMP_FILE.test(name) || (slug !== undefined && !hasRow(slug));
-	};
 	let deleted = 0;
-	for (const name of names.filter(isStray)) {
+	for (const name of names) {
+		const slug = FAX_FILE.exec(name)?.[1];
+		if (!TEMP_FILE.test(name) && slug === undefined) continue;
 		const path = join(dir, name);
 		const info = await stat(path).catch(() => null);
 		if (info === null || info.mtimeMs / 1000 > nowSeconds - STRAY_FILE_AGE_SECONDS) continue;
+		if (!TEMP_FILE.test(name) && slug !== undefined && (await hasRow(slug))) continue;
 		await rm(path, { force: true });
 		deleted++;
 	}

@@ -45,7 +45,7 @@ export async function archiveFaxFiles(
 	let after = "";
 	const onDisk = await namesOnDisk(storageDir);
 	for (;;) {
-		const slugs = store.unarchivedSlugs(after, ARCHIVE_BATCH);
+		const slugs = await store.unarchivedSlugs(after, ARCHIVE_BATCH);
 		if (slugs.length === 0) return { archived, missing };
 		for (const slug of slugs) {
 			const paths = faxFilePaths(storageDir, slug);

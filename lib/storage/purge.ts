@@ -25,7 +25,7 @@ export async function purgeExpired(
 	storageDir: string,
 	nowSeconds: number,
 ): Promise<PurgeOutcome> {
-	const turn = store.purgeTurn();
+	const turn = await store.purgeTurn();
 	let outcome: PurgeOutcome;
 	if (typeof turn === "string") outcome = { skipped: turn };
 	else {
@@ -36,7 +36,7 @@ export async function purgeExpired(
 			await archiveFaxFiles(store, storageDir);
 			outcome = { removed };
 		} finally {
-			turn();
+			await turn();
 		}
 	}
 	await deleteStrayFiles(storageDir, nowSeconds, (slug) => store.hasRow(slug));

@@ -19,7 +19,7 @@ function databaseBytes(store: FaxStore, slug: string, kind: FaxFileKind, start: 
 			async pull(controller) {
 				if (offset > end) return controller.close();
 				const length = Math.min(DATABASE_CHUNK_BYTES, end + 1 - offset);
-				const bytes = await store.readFileSlice(slug, kind, offset, length);
+				const bytes = await store.fileSlice(slug, kind, offset, length);
 				if (bytes === null || bytes.length !== length) {
 					return controller.error(new Error(`the ${kind} of ${slug} is gone from the database`));
 				}
@@ -54,13 +54,13 @@ export async function servedFaxFile(
 			start === 0 && end === size - 1 ? file : file.slice(start, end + 1),
 		);
 	}
-	const size = store.fileSize(fax.slug, kind);
+	const size = await store.fileSize(fax.slug, kind);
 	if (size === null) return null;
 	return new StoredFile(size, modifiedMs, (start, end) => {
 		if (end - start + 1 > DATABASE_CHUNK_BYTES) return databaseBytes(store, fax.slug, kind, start, end);
 		// One read, as a Blob: Bun sends its Content-Length, which it drops for a stream (Workarounds).
 		return store
-			.readFileSlice(fax.slug, kind, start, end - start + 1)
+			.fileSlice(fax.slug, kind, start, end - start + 1)
 			.then((bytes) => new Blob([bytes ?? new Uint8Array()]));
 	});
 }

@@ -41,9 +41,9 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.
  * reports it) instead of failing /metrics, whose process and request metrics
  * matter most just then.
  */
-function fromDatabase<T>(gauge: Gauge, read: () => T): T | undefined {
+async function fromDatabase<T>(gauge: Gauge, read: () => Promise<T>): Promise<T | undefined> {
 	try {
-		return read();
+		return await read();
 	} catch {
 		gauge.reset();
 		return undefined;
@@ -245,9 +245,9 @@ function faxGauges(sources: MetricSources, registers: Registry[]): void {
 		help: "Faxes received in the last 24 hours and still listed, by outcome; read from the shared database.",
 		labelNames: ["outcome"],
 		registers,
-		collect() {
+		async collect() {
 			const now = Math.floor(sources.clock() / 1000);
-			const counts = fromDatabase(this, () => sources.stats.receivedAfter(now - DAY_SECONDS));
+			const counts = await fromDatabase(this, () => sources.stats.receivedAfter(now - DAY_SECONDS));
 			if (counts === undefined) return;
 			this.set({ outcome: "processed" }, counts.processed);
 			this.set({ outcome: "not_processable" }, counts.notProcessable);
@@ -257,8 +257,8 @@ function faxGauges(sources: MetricSources, registers: Registry[]): void {
 		name: "testfax_fax_latest_received_timestamp_seconds",
 		help: "received_at of the newest fax in the shared database (Unix seconds); 0 when there is none.",
 		registers,
-		collect() {
-			const latest = fromDatabase(this, () => sources.stats.latestReceivedAt());
+		async collect() {
+			const latest = await fromDatabase(this, () => sources.stats.latestReceivedAt());
 			if (latest !== undefined) this.set(latest ?? 0);
 		},
 	});

@@ -27,13 +27,15 @@ function secondsOf(text: string | null): number | null {
 export const route: Route = {
 	listener: "public",
 	rateLimited: true,
-	get({ search, hold }, { callStreams }) {
+	async get({ search, hold }, { calls, callStreams }) {
 		const params = new URLSearchParams(search);
 		const seconds = secondsOf(params.get("wait"));
 		if (seconds === null)
 			return { status: 422, body: messageJson(`wait is a whole number of seconds from 0 to ${MAX_SECONDS}`) };
 		const { sender } = liveFilterOf(params.get("from"));
 		if (hold === undefined) return { status: 200, body: "", type: STREAM_TYPE, headers: STREAM_HEADERS };
+		// Its first event carries the calls as the last commit left them.
+		await calls.settle();
 		return {
 			status: 200,
 			body: callStreams.open(sender, hold(), seconds),

@@ -1,7 +1,6 @@
 import type { Fax } from "../../lib/fax/index.ts";
 import { definePlainRoute } from "../../lib/http/index.ts";
 import { type LiveItem, liveFilterOf, livePage } from "../../lib/pages/index.ts";
-import { type FaxReport, verdictOf } from "../../lib/report/index.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
 // The same list the script then waits on: the API's default 24 hours, and its
@@ -10,40 +9,34 @@ const WINDOW_SECONDS = 24 * 3600;
 const LIMIT = 100;
 
 /**
- * A listed fax's outcome in a few words, from its report; none when it has
- * none or the database cannot give it now: the list is served from memory,
- * and a database away costs its rows their outcome words, not the page.
- */
-function outcomeOf(store: { report(slug: string): string | null }, slug: string): string | null {
-	try {
-		const report = store.report(slug);
-		return report === null ? null : verdictOf(JSON.parse(report) as FaxReport).row;
-	} catch {
-		return null;
-	}
-}
-
-/**
  * GET /faxtest: the tests of the last 24 hours, newest first, optionally of
- * one sender (`from`, as the API takes it); live with script. Not rate
- * limited: the page itself is one request, and its script's requests to the
- * API are counted there.
+ * one sender (`from`, as the API takes it); live with script. Made once per
+ * state of what it shows (the list's ETag, the calls in progress, the filter;
+ * with calls shown, once a second for their silences' seconds) and answered
+ * from memory until that changes: each fax's outcome is the one memory keeps
+ * with it (lib/recent), so no request reads or judges a fax. Not rate
+ * limited: as cheap as the API's answers (docs/decisions.md).
  */
-export const route = definePlainRoute(async ({ search, now }, { faxes, store, calls, cdnOrigin, sendTo }) => {
-	await faxes.settle();
-	const { filter, sender } = liveFilterOf(new URLSearchParams(search).get("from"));
+export const route = definePlainRoute(async ({ search, now }, { faxes, calls, pages, cdnOrigin, sendTo }) => {
 	// The calls before the list: a fax listed between the two reads then shows
 	// with its call's entry for this one answer, never with neither.
+	await calls.settle();
+	await faxes.settle();
+	const { filter, sender } = liveFilterOf(new URLSearchParams(search).get("from"));
 	const shownCalls = calls.current(sender);
-	const answer = faxes.list({ after: now - WINDOW_SECONDS, sender, limit: LIMIT }, now);
-	const items = (JSON.parse(answer.text) as Fax[]).map(
-		(fax): LiveItem => ({ fax, outcome: outcomeOf(store, fax.slug) }),
-	);
-	const shown = { items, etag: answer.etag, calls: shownCalls, nowMs: calls.now() };
-	const page = livePage(shown, filter, cdnOrigin, sendTo);
+	const answer = await faxes.list({ after: now - WINDOW_SECONDS, sender, limit: LIMIT }, now);
+	const nowMs = calls.now();
+	const second = shownCalls.length === 0 ? "" : Math.floor(nowMs / 1000);
+	const key = `live/${JSON.stringify(filter)}/${JSON.stringify(sender)}/${answer.etag}/${calls.version()}/${second}`;
+	const page = pages.page(key, () => {
+		const items = (JSON.parse(answer.text) as Fax[]).map(
+			(fax): LiveItem => ({ fax, outcome: faxes.outcome(fax.slug) ?? null }),
+		);
+		return livePage({ items, etag: answer.etag, calls: shownCalls, nowMs }, filter, cdnOrigin, sendTo);
+	});
 	return {
 		status: 200,
-		body: page.html,
+		body: page.answer,
 		type: HTML_TYPE,
 		headers: { "content-security-policy": page.policy },
 	};

@@ -27,7 +27,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await server?.stop();
-	store?.close();
+	await store?.close();
 	await standby?.stop();
 	await primary?.stop();
 });
@@ -88,12 +88,12 @@ test("a write on the standby fails whole and changes nothing", async () => {
 		await openEngine({ databasePath: "", databaseUrl: server.env.DATABASE_URL ?? "", busyTimeoutMs: 1000 }),
 	);
 	await expect(onStandby.insert(fax("fax_Standby003"))).rejects.toThrow(/read-only|recovery/);
-	expect(onStandby.lookup("fax_Standby003", 0)).toEqual({ state: "missing" });
-	onStandby.close();
+	expect(await onStandby.lookup("fax_Standby003", 0)).toEqual({ state: "missing" });
+	await onStandby.close();
 });
 
 test("on the primary, each read of the commit count is sent after the requests it serves came, and shared by them", async () => {
-	const watch = store.watchCommits();
+	const watch = await store.watchCommits();
 	const first = watch.settle();
 	const second = watch.settle();
 	// `first` was on the wire before `second` was asked: the callers since share the next read.
@@ -107,7 +107,7 @@ test("on the primary, each read of the commit count is sent after the requests i
 		await openEngine({ databasePath: "", databaseUrl: primaryUrl, busyTimeoutMs: 5000 }),
 	);
 	await other.insert(fax("fax_Standby004"));
-	other.close();
+	await other.close();
 	await watch.settle();
 	expect(watch.count()).not.toBe(before);
 });
@@ -116,7 +116,7 @@ test("on the standby, the requests of one moment share one read of the commit co
 	const onStandby = new FaxStore(
 		await openEngine({ databasePath: "", databaseUrl: server.env.DATABASE_URL ?? "", busyTimeoutMs: 1000 }),
 	);
-	const watch = onStandby.watchCommits();
+	const watch = await onStandby.watchCommits();
 	await watch.settle();
 	const before = watch.count();
 	const settling = watch.settle();
@@ -128,7 +128,7 @@ test("on the standby, the requests of one moment share one read of the commit co
 		await Bun.sleep(5);
 	}
 	expect(watch.count()).not.toBe(before);
-	onStandby.close();
+	await onStandby.close();
 });
 
 // 503 with Retry-After (never a crash, nor a list that may be stale given as

@@ -55,8 +55,8 @@ async function diskAndDatabase() {
 	const store = new FaxStore(
 		await openEngine({ databaseUrl: env.DATABASE_URL as string, databasePath: "", busyTimeoutMs: 2000 }),
 	);
-	const listed = store.list({ after: 0, sender: { kind: "any" }, limit: 100 }).map((fax) => fax.slug);
-	store.close();
+	const listed = (await store.list({ after: 0, sender: { kind: "any" }, limit: 100 })).map((fax) => fax.slug);
+	await store.close();
 	const files = readdirSync(join(dir, "storage/faxes"));
 	const onDisk = [...new Set(files.map((name) => name.replace(/(-thumb\.jpg|\.pdf)$/, "")))];
 	return { listed: listed.sort(), onDisk: onDisk.sort(), files: files.length };

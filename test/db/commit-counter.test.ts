@@ -44,9 +44,9 @@ test("a file database is watched through its WAL index, an in-memory one through
 
 test("a commit by another process changes the count; reads and idle time do not", async () => {
 	const { store, path, db } = fileStore();
-	const before = store.changeCount();
-	expect(store.newestFaxes(0, 10)).toEqual([]);
-	expect(store.changeCount()).toBe(before);
+	const before = await store.changeCount();
+	expect(await store.newestFaxes(0, 10)).toEqual([]);
+	expect(await store.changeCount()).toBe(before);
 
 	const script = `
 		import { FaxStore, openDatabase } from "./lib/db/index.ts";
@@ -59,23 +59,23 @@ test("a commit by another process changes the count; reads and idle time do not"
 	});
 	expect(result).toEqual({ code: 0, stdout: "", stderr: "" });
 
-	const after = store.changeCount();
+	const after = await store.changeCount();
 	expect(after).not.toBe(before);
-	expect(store.changeCount()).toBe(after);
-	expect(store.newestFaxes(0, 10).map((row) => row.slug)).toEqual(["fax_other1"]);
+	expect(await store.changeCount()).toBe(after);
+	expect((await store.newestFaxes(0, 10)).map((row) => row.slug)).toEqual(["fax_other1"]);
 	db.close();
 });
 
-test("property: the count changes exactly when data_version does, across rollbacks and WAL resets", () => {
+test("property: the count changes exactly when data_version does, across rollbacks and WAL resets", async () => {
 	const { store, path, db } = fileStore();
 	const other = new Database(path);
 	const dataVersion = db.prepare<{ data_version: number }, []>("PRAGMA data_version");
 	let n = 0;
 	const step = fc.constantFrom("commit", "rollback", "read", "checkpoint", "reset");
-	fc.assert(
-		fc.property(fc.array(step, { minLength: 1, maxLength: 30 }), (steps) => {
+	await fc.assert(
+		fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
 			for (const action of steps) {
-				const [count, version] = [store.changeCount(), dataVersion.get()?.data_version];
+				const [count, version] = [await store.changeCount(), dataVersion.get()?.data_version];
 				if (action === "commit") {
 					n++;
 					other.run("INSERT INTO removed_faxes (slug, removed_at) VALUES (?, ?)", [`fax_p${n}`, n]);
@@ -91,7 +91,7 @@ test("property: the count changes exactly when data_version does, across rollbac
 				// data_version moves on a WAL reset too (the WAL changed): a needless refresh, never a missed commit.
 				const changed = dataVersion.get()?.data_version !== version;
 				if (action === "commit") expect(changed).toBe(true);
-				expect(store.changeCount() !== count).toBe(changed);
+				expect((await store.changeCount()) !== count).toBe(changed);
 			}
 		}),
 		{ numRuns: 60 },
@@ -100,7 +100,7 @@ test("property: the count changes exactly when data_version does, across rollbac
 	db.close();
 });
 
-test("a database made anew at the same path is watched anew", () => {
+test("a database made anew at the same path is watched anew", async () => {
 	const first = fileStore();
 	first.db.close();
 	for (const suffix of ["", "-wal", "-shm"]) rmSync(`${first.path}${suffix}`, { force: true });
@@ -108,9 +108,9 @@ test("a database made anew at the same path is watched anew", () => {
 	const store = new FaxStore(db);
 	expect(store.commitSource).toBe("wal-index");
 	const other = new Database(first.path);
-	const before = store.changeCount();
+	const before = await store.changeCount();
 	other.run("INSERT INTO removed_faxes (slug, removed_at) VALUES ('fax_anew', 1)");
-	expect(store.changeCount()).not.toBe(before);
+	expect(await store.changeCount()).not.toBe(before);
 	other.close();
 	db.close();
 });

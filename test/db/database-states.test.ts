@@ -71,9 +71,28 @@ test("an instance on a standby whose schema does not exist yet waits in one line
 			"the primary makes it (an instance or `fax check` whose DATABASE_URL names the primary), then this node replays it)",
 	]);
 	const store = new FaxStore(await openEngine({ databasePath: "", databaseUrl: url, busyTimeoutMs: 2000 }));
-	store.close();
+	await store.close();
 	const server = await started(await starting);
 	expect(eventsOf(lines).slice(1)).toEqual(["the database is usable: starting"]);
 	expect((await server.admin("/readyz")).status).toBe(200);
 	expect(await (await server.request("/api/faxes")).text()).toBe("[]");
+}, 60_000);
+
+test("a list held with wait=30 on an instance whose PostgreSQL stops is answered 503 within 2 s, for the front to retry on another instance", async () => {
+	const server = await started(
+		await startTestServer({ env: { DATABASE_URL: await primary.createDatabase() } }),
+	);
+	const current = await server.request("/api/faxes?limit=100");
+	const held = server
+		.request("/api/faxes?limit=100&wait=30", {
+			headers: { "if-none-match": current.headers.get("etag") ?? "" },
+		})
+		.then((answer) => ({ status: answer.status, at: performance.now() }));
+	await Bun.sleep(300);
+	const stoppingAt = performance.now();
+	await primary.halt();
+	const answer = await held;
+	await primary.resume();
+	expect(answer.status).toBe(503);
+	expect(answer.at - stoppingAt).toBeLessThan(2000);
 }, 60_000);

@@ -27,15 +27,15 @@ test("a report is kept with its fax, in the same write, and goes with the row: r
 	await store.insert(fax("fax_old", 10), { report: '{"d":4}' });
 	await store.insert(fax("fax_bare", 1000));
 	expect(
-		["fax_kept", "fax_recv", "fax_again", "fax_old", "fax_bare"].map((slug) => store.report(slug)),
+		await Promise.all(
+			["fax_kept", "fax_recv", "fax_again", "fax_old", "fax_bare"].map((slug) => store.report(slug)),
+		),
 	).toEqual(['{"a":1}', '{"b":2}', null, '{"d":4}', null]);
 	await store.remove("fax_kept", 2000);
 	await store.purgeBefore(100, 2000);
-	expect([store.report("fax_kept"), store.report("fax_old"), store.report("fax_recv")]).toEqual([
-		null,
-		null,
-		'{"b":2}',
-	]);
+	expect(
+		await Promise.all([store.report("fax_kept"), store.report("fax_old"), store.report("fax_recv")]),
+	).toEqual([null, null, '{"b":2}']);
 	expect(db.query("SELECT count(*) AS n FROM fax_reports").get()).toEqual({ n: 1 });
 	db.close();
 });
@@ -57,6 +57,6 @@ test("a database of version 4 gains the table and its trigger; its faxes have no
 		{ type: "table", name: "fax_reports" },
 		{ type: "trigger", name: "fax_reports_follow_row" },
 	]);
-	expect(new FaxStore(db).report("fax_v4")).toBeNull();
+	expect(await new FaxStore(db).report("fax_v4")).toBeNull();
 	db.close();
 });

@@ -28,14 +28,14 @@ async function storeOn(url: string): Promise<FaxStore> {
 test("two purgers of one database take turns", async () => {
 	const url = await primary.createDatabase();
 	const [one, two] = [await storeOn(url), await storeOn(url)];
-	const first = one.purgeTurn();
+	const first = await one.purgeTurn();
 	expect(typeof first).toBe("function");
-	expect(two.purgeTurn()).toBe("taken");
-	(first as () => void)();
-	const second = two.purgeTurn();
+	expect(await two.purgeTurn()).toBe("taken");
+	await (first as () => Promise<void>)();
+	const second = await two.purgeTurn();
 	expect(typeof second).toBe("function");
-	expect(one.purgeTurn()).toBe("taken");
-	(second as () => void)();
+	expect(await one.purgeTurn()).toBe("taken");
+	await (second as () => Promise<void>)();
 });
 
 test("on a standby the purge leaves the database to the primary, and `fax purge` says so", async () => {
@@ -44,7 +44,7 @@ test("on a standby the purge leaves the database to the primary, and `fax purge`
 	const standby = await startStandby(primary);
 	cleanups.push(() => standby.stop());
 	const standbyUrl = standby.url(new URL(url).pathname.slice(1));
-	expect((await storeOn(standbyUrl)).purgeTurn()).toBe("standby");
+	expect(await (await storeOn(standbyUrl)).purgeTurn()).toBe("standby");
 	const purged = await runFax(["purge"], { DATABASE_URL: standbyUrl, STORAGE_DIR: "/nonexistent/storage" });
 	expect([purged.code, purged.stdout, purged.stderr]).toEqual([
 		0,

@@ -64,12 +64,12 @@ test("a database from an earlier version gets its match keys recomputed when ope
 	}
 });
 
-test("a database already upgraded is left as it is", () => {
+test("a database already upgraded is left as it is", async () => {
 	const dir = makeTempDir();
 	try {
 		const path = join(dir, "current.sqlite");
 		const db = openDatabase(path);
-		new FaxStore(db).insert(row("fax_current", "ACME 42", NOW_SECONDS));
+		await new FaxStore(db).insert(row("fax_current", "ACME 42", NOW_SECONDS));
 		db.exec("UPDATE faxes SET sender_key = 'kept'");
 		db.close();
 		const reopened = openDatabase(path);

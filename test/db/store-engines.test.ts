@@ -1,10 +1,12 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { copyDatabase, databaseDigest, FaxStore, openDatabase } from "../../lib/db/index.ts";
-import { PostgresDatabase } from "../../lib/db/postgres/sync-client.ts";
+import { PostgresDatabase, PostgresError } from "../../lib/db/postgres/client.ts";
+import { isPassingPostgresFailure } from "../../lib/db/postgres/errors.ts";
 import { COPIED_TABLES } from "../../lib/db/schema.ts";
 import { sqliteEngine } from "../../lib/db/sqlite-engine.ts";
 import type { FaxRow } from "../../lib/fax/index.ts";
+import { startPostgres } from "../../testkit/postgres.ts";
 import { ENGINES, useStoreEngines } from "../../testkit/store-engines.ts";
 
 // The same store tests on bun:sqlite and on PostgreSQL (DATABASE_URL): every
@@ -33,35 +35,45 @@ describe.each(ENGINES)("on %s", (engine) => {
 		await store.insert(fax("fax_b", 2000, "+1 555 0100"), { files: files(3), report: '{"r":1}' });
 		await store.insert(fax("fax_a", 2000, "Ann <ann@example.com>"));
 		await store.insert(fax("fax_old", 10));
-		expect(store.list({ after: 1000, sender: { kind: "any" }, limit: 10 }).map((row) => row.slug)).toEqual([
-			"fax_a",
-			"fax_b",
+		expect(
+			(await store.list({ after: 1000, sender: { kind: "any" }, limit: 10 })).map((row) => row.slug),
+		).toEqual(["fax_a", "fax_b"]);
+		expect(await store.list({ after: 0, sender: { kind: "unknown" }, limit: 10 })).toEqual([
+			fax("fax_old", 10),
 		]);
-		expect(store.list({ after: 0, sender: { kind: "unknown" }, limit: 10 })).toEqual([fax("fax_old", 10)]);
-		expect(store.lookup("fax_b", 0)).toEqual({ state: "found", fax: fax("fax_b", 2000, "+1 555 0100") });
-		expect(store.lookup("fax_old", 100)).toEqual({ state: "removed" });
-		expect(store.lookup("fax_none", 0)).toEqual({ state: "missing" });
-		expect(store.report("fax_b")).toBe('{"r":1}');
-		expect([...store.archivedFiles()]).toEqual([{ slug: "fax_b", ...files(3) }]);
-		expect(store.unarchivedSlugs("", 10)).toEqual(["fax_a", "fax_old"]);
+		expect(await store.lookup("fax_b", 0)).toEqual({
+			state: "found",
+			fax: fax("fax_b", 2000, "+1 555 0100"),
+		});
+		expect(await store.lookup("fax_old", 100)).toEqual({ state: "removed" });
+		expect(await store.lookup("fax_none", 0)).toEqual({ state: "missing" });
+		expect(await store.report("fax_b")).toBe('{"r":1}');
+		expect(await Array.fromAsync(store.archivedFiles())).toEqual([{ slug: "fax_b", ...files(3) }]);
+		expect(await store.unarchivedSlugs("", 10)).toEqual(["fax_a", "fax_old"]);
 		expect(await store.remove("fax_b", 3000)).toBe(true);
 		expect(await store.remove("fax_b", 3000)).toBe(false);
 		expect(await store.purgeBefore(100, 3000)).toEqual(["fax_old"]);
-		expect([store.lookup("fax_b", 0), store.lookup("fax_old", 0)]).toEqual([
+		expect(await Promise.all([store.lookup("fax_b", 0), store.lookup("fax_old", 0)])).toEqual([
 			{ state: "removed" },
 			{ state: "removed" },
 		]);
-		expect([store.report("fax_b"), [...store.archivedFiles()], store.slugTaken("fax_old")]).toEqual([
-			null,
-			[],
-			true,
-		]);
-		expect(store.removalsAfter(0)).toEqual([
+		expect(
+			await Promise.all([
+				store.report("fax_b"),
+				Array.fromAsync(store.archivedFiles()),
+				store.slugTaken("fax_old"),
+			]),
+		).toEqual([null, [], true]);
+		expect(await store.removalsAfter(0)).toEqual([
 			{ seq: 1, slug: "fax_b" },
 			{ seq: 2, slug: "fax_old" },
 		]);
-		expect([store.lastFaxId(), store.lastRemoval(), store.isEmpty()]).toEqual([2, 2, false]);
-		store.close();
+		expect(await Promise.all([store.lastFaxId(), store.lastRemoval(), store.isEmpty()])).toEqual([
+			2,
+			2,
+			false,
+		]);
+		await store.close();
 	});
 
 	test("a receiver's two hand-overs of one key from two connections list one fax", async () => {
@@ -75,12 +87,12 @@ describe.each(ENGINES)("on %s", (engine) => {
 			second.insertReceived(fax("fax_two", 2000), "msg-1"),
 		]);
 		expect(slugs[0]).toBe(slugs[1]);
-		expect(first.list({ after: 0, sender: { kind: "any" }, limit: 10 }).map((row) => row.slug)).toEqual([
-			slugs[0],
-		]);
-		expect(second.receiptSlug("msg-1")).toBe(slugs[0]);
-		first.close();
-		second.close();
+		expect(
+			(await first.list({ after: 0, sender: { kind: "any" }, limit: 10 })).map((row) => row.slug),
+		).toEqual([slugs[0]]);
+		expect(await second.receiptSlug("msg-1")).toBe(slugs[0]);
+		await first.close();
+		await second.close();
 	});
 
 	test("another connection's commit changes the count; a read does not", async () => {
@@ -89,64 +101,111 @@ describe.each(ENGINES)("on %s", (engine) => {
 			new FaxStore(await engines.open(database)),
 			new FaxStore(await engines.open(database)),
 		];
-		const before = reader.changeCount();
-		reader.list({ after: 0, sender: { kind: "any" }, limit: 10 });
-		expect(reader.changeCount()).toBe(before);
+		const before = await reader.changeCount();
+		await reader.list({ after: 0, sender: { kind: "any" }, limit: 10 });
+		expect(await reader.changeCount()).toBe(before);
 		await writer.insert(fax("fax_new", 2000));
-		const after = reader.changeCount();
+		const after = await reader.changeCount();
 		expect(after).not.toBe(before);
-		expect(reader.faxesInsertedAfter(0).map((row) => row.slug)).toEqual(["fax_new"]);
-		expect(reader.changeCount()).toBe(after);
-		reader.close();
-		writer.close();
+		expect((await reader.faxesInsertedAfter(0)).map((row) => row.slug)).toEqual(["fax_new"]);
+		expect(await reader.changeCount()).toBe(after);
+		await reader.close();
+		await writer.close();
 	});
 
 	test("a large import stays hidden until published, and an abandoned one leaves nothing", async () => {
 		const store = await open();
 		const shown = await store.beginImport();
 		await shown.load([fax("fax_i1", 2000), fax("fax_i2", 2001)], ["fax_gone"], 1500, () => {});
-		expect(store.list({ after: 0, sender: { kind: "any" }, limit: 10 })).toEqual([]);
-		expect([store.hasRow("fax_i1"), store.lookup("fax_gone", 0)]).toEqual([true, { state: "missing" }]);
-		await shown.publish();
-		expect(store.list({ after: 0, sender: { kind: "any" }, limit: 10 }).map((row) => row.slug)).toEqual([
-			"fax_i2",
-			"fax_i1",
+		expect(await store.list({ after: 0, sender: { kind: "any" }, limit: 10 })).toEqual([]);
+		expect(await Promise.all([store.hasRow("fax_i1"), store.lookup("fax_gone", 0)])).toEqual([
+			true,
+			{ state: "missing" },
 		]);
-		expect([store.lookup("fax_gone", 0), store.lastPublication()]).toEqual([{ state: "removed" }, 1]);
+		await shown.publish();
+		expect(
+			(await store.list({ after: 0, sender: { kind: "any" }, limit: 10 })).map((row) => row.slug),
+		).toEqual(["fax_i2", "fax_i1"]);
+		expect(await Promise.all([store.lookup("fax_gone", 0), store.lastPublication()])).toEqual([
+			{ state: "removed" },
+			1,
+		]);
 		const dropped = await store.beginImport();
 		await dropped.load([fax("fax_x", 2000)], [], 1500, () => {});
 		await dropped.abandon();
-		expect([store.hasRow("fax_x"), store.slugTaken("fax_x")]).toEqual([false, false]);
-		store.close();
+		expect(await Promise.all([store.hasRow("fax_x"), store.slugTaken("fax_x")])).toEqual([false, false]);
+		await store.close();
 	});
 });
 
-test("an answer that comes after its caller gave up is not taken for the next statement's", async () => {
+test("a statement given up on is cancelled, and its connection's next statement gets its own answer", async () => {
 	const database = await engines.fresh("postgres");
-	const db = new PostgresDatabase(database.databaseUrl ?? "", { answerTimeoutMs: 200 });
-	expect(() => db.run("SELECT pg_sleep(1), 1 AS late")).toThrow("PostgreSQL did not answer in 0.2 s");
-	// The late answer arrives meanwhile.
+	// One connection: the next statement goes where the given-up one went.
+	const db = new PostgresDatabase(database.databaseUrl ?? "", { poolSize: 1 });
+	// Awaited, the statement leaves the event loop free while PostgreSQL works on it.
+	let ticks = 0;
+	const ticking = setInterval(() => ticks++, 10);
+	const started = performance.now();
+	const late = await db.run("SELECT pg_sleep(1), 1 AS late", [], { cancelAfterMs: 200 }).then(
+		() => null,
+		(error: unknown) => error,
+	);
+	const waitedMs = performance.now() - started;
+	clearInterval(ticking);
+	expect(late).toBeInstanceOf(PostgresError);
+	expect([(late as PostgresError).code, isPassingPostgresFailure(late)]).toEqual(["57014", false]);
+	expect(waitedMs).toBeLessThan(900);
+	expect(ticks).toBeGreaterThan(5);
+	// A statement that ends before its limit answers, not cancelled.
+	expect(await db.run("SELECT 1 AS quick", [], { cancelAfterMs: 1000 })).toEqual({
+		rows: [{ quick: 1 }],
+		changes: 1,
+		cancelled: false,
+	});
+	// The given-up statement's time passes meanwhile.
 	await Bun.sleep(1500);
-	expect(db.run("SELECT 2 AS next").rows).toEqual([{ next: 2 }]);
-	db.close();
+	expect((await db.run("SELECT 2 AS next")).rows).toEqual([{ next: 2 }]);
+	await db.close();
 });
+
+test("a database that stops answering fails a statement as a passing failure, and answers again once back", async () => {
+	const server = await startPostgres();
+	try {
+		const db = new PostgresDatabase(await server.createDatabase(), { poolSize: 1 });
+		expect((await db.run("SELECT 1 AS before")).rows).toEqual([{ before: 1 }]);
+		await server.halt();
+		const failure = await db.run("SELECT 2 AS meanwhile").then(
+			() => null,
+			(error: unknown) => error,
+		);
+		expect(failure).toBeInstanceOf(PostgresError);
+		expect(isPassingPostgresFailure(failure)).toBe(true);
+		await server.resume();
+		expect((await db.run("SELECT 3 AS after")).rows).toEqual([{ after: 3 }]);
+		await db.close();
+	} finally {
+		await server.stop();
+	}
+}, 60_000);
 
 test("PostgreSQL's tables have SQLite's columns, in the same order", async () => {
 	const sqlite = openDatabase(":memory:");
 	const database = await engines.fresh("postgres");
 	const postgres = new PostgresDatabase(database.databaseUrl ?? "");
-	(await engines.open(database)).close();
+	await (await engines.open(database)).close();
 	for (const { table } of COPIED_TABLES) {
 		const columns = sqlite
 			.query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
 			.all();
-		const mirrored = postgres.run(
-			"SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
-			[table],
+		const mirrored = (
+			await postgres.run(
+				"SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
+				[table],
+			)
 		).rows;
 		expect(mirrored).toEqual(columns);
 	}
-	postgres.close();
+	await postgres.close();
 	sqlite.close();
 });
 
@@ -163,21 +222,23 @@ test("a SQLite database copied to PostgreSQL and back holds the same rows and by
 	const load = await store.beginImport();
 	await load.load([fax("fax_imported", 900)], ["fax_tomb"], 800, () => {});
 	await load.publish();
-	store.close();
+	await store.close();
 	const source = await engines.open(original);
 	const target = await engines.open(await engines.fresh("postgres"));
-	copyDatabase(source, target);
-	const digest = databaseDigest(source);
+	await copyDatabase(source, target);
+	const digest = await databaseDigest(source);
 	expect(digest.faxes?.rows).toBe(451);
-	expect(databaseDigest(target)).toEqual(digest);
+	expect(await databaseDigest(target)).toEqual(digest);
 	const back = `${original.databasePath}.back`;
-	new FaxStore(target).copyTo(back);
+	await new FaxStore(target).copyTo(back);
 	const restored = sqliteEngine(new Database(back));
-	expect(databaseDigest(restored)).toEqual(digest);
+	expect(await databaseDigest(restored)).toEqual(digest);
 	// New ids follow the copied ones: an id is never handed out twice.
 	const moved = new FaxStore(target);
 	await moved.insert(fax("fax_after", 9000));
-	expect(moved.faxesInsertedAfter(452).map((row) => [row.id, row.slug])).toEqual([[453, "fax_after"]]);
-	for (const engine of [source, restored]) engine.close();
-	moved.close();
+	expect((await moved.faxesInsertedAfter(452)).map((row) => [row.id, row.slug])).toEqual([
+		[453, "fax_after"],
+	]);
+	for (const engine of [source, restored]) await engine.close();
+	await moved.close();
 });

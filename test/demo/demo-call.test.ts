@@ -160,9 +160,9 @@ test("`npm start` of a first run shows the call at the log's own pace on the rea
 	}
 	const store = new FaxStore(openDatabase(databasePath));
 	try {
-		expect([store.shownCalls(0), store.isEmpty()]).toEqual([[], false]);
+		expect(await Promise.all([store.shownCalls(0), store.isEmpty()])).toEqual([[], false]);
 	} finally {
-		store.close();
+		await store.close();
 	}
 });
 

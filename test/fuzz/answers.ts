@@ -20,7 +20,9 @@ export type Expected =
 	/** The window is used up: 429, counted. */
 	| { kind: "limited"; resetAt: number }
 	/** A list or a fax the client has (`If-None-Match`): 304 with no body, counted. */
-	| { kind: "not-modified" };
+	| { kind: "not-modified" }
+	/** A fax's page the client has (`If-None-Match`): 304 with no body, not counted. */
+	| { kind: "page-not-modified" };
 
 const STATUS: Record<Expected["kind"], number> = {
 	list: 200,
@@ -35,6 +37,7 @@ const STATUS: Record<Expected["kind"], number> = {
 	limited: 429,
 	page: 200,
 	"not-modified": 304,
+	"page-not-modified": 304,
 };
 
 const statusOf = (expected: Expected) => (expected.kind === "page" ? expected.status : STATUS[expected.kind]);
@@ -114,7 +117,7 @@ function headerProblems(answer: RawAnswer, expected: Expected): string[] {
 			problems.push(`content-type: ${headers["content-type"]}`);
 	} else if (expected.kind === "page") {
 		want("content-type", "text/html; charset=utf-8");
-	} else if (expected.kind === "not-modified") {
+	} else if (expected.kind === "not-modified" || expected.kind === "page-not-modified") {
 		want("content-type", undefined);
 		want("vary", "Accept-Encoding");
 		if (!/^W\/"[^"]+"$/.test(headers.etag ?? "")) problems.push(`etag: ${headers.etag}`);
@@ -125,7 +128,12 @@ function headerProblems(answer: RawAnswer, expected: Expected): string[] {
 }
 
 function bodyProblems(answer: RawAnswer, expected: Expected, method: string): string[] {
-	if (method === "HEAD" || expected.kind === "preflight" || expected.kind === "not-modified") {
+	if (
+		method === "HEAD" ||
+		expected.kind === "preflight" ||
+		expected.kind === "not-modified" ||
+		expected.kind === "page-not-modified"
+	) {
 		return answer.body === "" ? [] : [`a body on a ${method} ${answer.status}: ${answer.body.slice(0, 200)}`];
 	}
 	if (expected.kind === "forbidden") {

@@ -403,11 +403,15 @@ function expectedAnswer(
  * comma-separated list, which is no longer `*` alone.
  */
 function conditionalAnswer(expected: Expected, headers: [string, string][]): Expected {
-	if (expected.kind !== "list" && expected.kind !== "fax") return expected;
+	const current = expected.kind === "list" || expected.kind === "fax";
+	// A fax's page is kept with its ETag too; a 404 or 410 page has no current representation.
+	const currentPage = expected.kind === "page" && expected.status === 200;
+	if (!current && !currentPage) return expected;
 	const noneMatch = headers
 		.filter(([name]) => name.toLowerCase() === "if-none-match")
 		.map(([, value]) => value);
-	return noneMatch.length > 0 && noneMatch.join(", ").trim() === "*" ? { kind: "not-modified" } : expected;
+	if (noneMatch.length === 0 || noneMatch.join(", ").trim() !== "*") return expected;
+	return current ? { kind: "not-modified" } : { kind: "page-not-modified" };
 }
 
 export const request: fc.Arbitrary<FuzzRequest> = fc

@@ -61,7 +61,7 @@ function waitFor(
 
 test("a commit re-checks only the held requests of its senders and those of every sender", async () => {
 	const { reader, writer } = twoConnections();
-	const faxes = new RecentFaxes(reader, json, NOW);
+	const faxes = await RecentFaxes.open(reader, json, NOW);
 	const held = new HeldLists(faxes, { maxHeld: 100, maxPerClient: 100 });
 	const checks = new Map<string, number>();
 	const requests = [
@@ -103,24 +103,26 @@ test("a removal memory cannot place (a fax older than its window) re-checks ever
 			file_size: 10,
 		}),
 	);
-	const faxes = new RecentFaxes(reader, json, NOW, { windowSeconds: 3600 });
+	const faxes = await RecentFaxes.open(reader, json, NOW, { windowSeconds: 3600 });
 	const held = new HeldLists(faxes, { maxHeld: 100, maxPerClient: 100 });
 	const checks = new Map<string, number>();
 	const requests = [
 		waitFor(faxes, "15550001111", checks, "one"),
 		waitFor(faxes, undefined, checks, "anyone"),
 	];
-	for (const { wait } of requests) held.hold(wait);
+	const answers = requests.map(({ wait }) => held.hold(wait));
 	expect(await writer.remove("fax_old1", NOW)).toBe(true);
 	await Bun.sleep(100);
 	expect(Object.fromEntries(checks)).toEqual({ one: 2, anyone: 2 });
 	held.releaseAll();
+	// Each is answered once memory holds what was committed until now (HeldLists.releaseAll).
+	await Promise.all(answers);
 	expect(held.size).toBe(0);
 });
 
 test("a held request whose answer fails at its time limit is answered with the failure (a 503), not thrown in a timer", async () => {
 	const { reader } = twoConnections();
-	const faxes = new RecentFaxes(reader, json, NOW);
+	const faxes = await RecentFaxes.open(reader, json, NOW);
 	let limit: (() => void) | undefined;
 	const held = new HeldLists(
 		faxes,

@@ -169,12 +169,15 @@ const RECEIVED_FILE: [string, string][] = [
 	...FILE_VALIDATORS,
 ];
 const HTML_TYPE: [string, string] = ["content-type", "text/html; charset=utf-8"];
-/** The fields of every /faxtest page: 200, 404 and 410 alike. */
+/** The fields of every /faxtest page: 200, 404 and 410 alike, each kept in memory, compressed where asked. */
 const PAGE_FIELDS: [string, string][] = [
 	["content-length", LENGTH],
 	HTML_TYPE,
 	["content-security-policy", PAGE_POLICY],
+	["vary", "Accept-Encoding"],
 ];
+/** A fax's page is its current representation: with its ETag besides. */
+const FAX_PAGE_FIELDS: [string, string][] = [...PAGE_FIELDS, ["etag", ETAG]];
 const DOCS_POLICY =
 	"default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -197,8 +200,8 @@ function pagePolicyOf(html: string): string {
 }
 
 const kinds: [string, string, Record<string, string>, number, [string, string][]][] = [
-	["GET", "/faxtest/fax_one", {}, 200, PAGE_FIELDS],
-	["HEAD", "/faxtest/fax_one", {}, 200, PAGE_FIELDS],
+	["GET", "/faxtest/fax_one", {}, 200, FAX_PAGE_FIELDS],
+	["HEAD", "/faxtest/fax_one", {}, 200, FAX_PAGE_FIELDS],
 	["GET", "/faxtest/fax_none", {}, 404, PAGE_FIELDS],
 	["GET", "/faxtest/fax_gone", {}, 410, PAGE_FIELDS],
 	[

@@ -32,7 +32,7 @@ beforeAll(async () => {
 	await store.insert({ ...fax, file_size: PDF.length }, { files: { pdf: PDF, thumbnail: THUMBNAIL } });
 });
 afterAll(async () => {
-	store?.close();
+	await store?.close();
 	await server?.stop();
 });
 

@@ -153,7 +153,7 @@ describe("conditional requests", () => {
 			const expired = await get(server, "/api/faxes/fax_old1", { "if-none-match": old });
 			expect([expired.status, expired.headers.get("etag")]).toEqual([410, null]);
 		} finally {
-			store.close();
+			await store.close();
 		}
 	});
 

@@ -86,7 +86,7 @@ async function removeOneByOne(env: Record<string, string>, faxes: { slug?: strin
 			await Bun.sleep(300);
 		}
 	} finally {
-		store.close();
+		await store.close();
 	}
 }
 

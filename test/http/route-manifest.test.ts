@@ -32,6 +32,7 @@ test("file paths map to URL paths, admin/ being the admin listener's root", () =
 		"/faxtest/:slug",
 		"/faxtest/calls",
 		"/faxtest/live.js",
+		"/faxtest/outcomes",
 		"/openapi.json",
 		"/robots.txt",
 	]);

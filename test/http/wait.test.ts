@@ -197,6 +197,13 @@ describe("the wait parameter", () => {
 			time.advance(20);
 			heldAt.push(await heldOn(server.adminUrl));
 		}
+		// An answer at its limit first learns of the commits made until then, on PostgreSQL
+		// a read of the database (HeldLists answerNow): the server's time stays at 2000 meanwhile.
+		const deadline = performance.now() + 2000;
+		while ((heldAt.at(-1) ?? 0) > 0 && performance.now() < deadline) {
+			await Bun.sleep(5);
+			heldAt[heldAt.length - 1] = await heldOn(server.adminUrl);
+		}
 		expect([heldAt[0], heldAt.at(-1)]).toEqual([12, 0]);
 		// Spread: they came back at more than one step of it.
 		expect(new Set(heldAt.slice(1, -1).filter((held) => held > 0 && held < 12)).size).toBeGreaterThan(0);

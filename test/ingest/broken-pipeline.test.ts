@@ -210,7 +210,7 @@ describe("fax reprocess", () => {
 		// The receiver handing the same fax over again now gets the new slug.
 		const db = openDatabase(server.databasePath);
 		try {
-			expect(new FaxStore(db).receiptSlug(`hylafax:fax000000902.tif:${HOUR_AGO}`)).toBe(slug);
+			expect(await new FaxStore(db).receiptSlug(`hylafax:fax000000902.tif:${HOUR_AGO}`)).toBe(slug);
 		} finally {
 			db.close();
 		}

@@ -25,8 +25,8 @@ beforeAll(() => {
 	dir = makeTempDir();
 	store = new FaxStore(openDatabase(join(dir, "faxes.sqlite")));
 });
-afterAll(() => {
-	store.close();
+afterAll(async () => {
+	await store.close();
 	rmSync(dir, { recursive: true, force: true });
 });
 
@@ -62,7 +62,7 @@ describe("every real call fed line by line", () => {
 			fc.asyncProperty(fc.array(fc.boolean(), { minLength: 1, maxLength: 40 }), async (writeAfter) => {
 				const feed = await feedLines(lines, writeAfter);
 				const key = feed.key as string;
-				const stored = JSON.parse(store.callRow(key)?.call ?? "null");
+				const stored = JSON.parse((await store.callRow(key))?.call ?? "null");
 				expect(stored).toEqual(reportedCall(log));
 				// The live model and the fax page's are one: the same call gives the same model.
 				const report = { document: null, session: null, email: null, call: stored };
@@ -132,10 +132,10 @@ test("a feed whose writes fail says so once per outage, and writes the call once
 		await writeDue();
 	}
 	await feed.end();
-	expect(JSON.parse(feedStore.callRow(feed.key as string)?.call ?? "null")).toEqual(
+	expect(JSON.parse((await feedStore.callRow(feed.key as string))?.call ?? "null")).toEqual(
 		reportedCall(logOf("clean")),
 	);
 	expect(told).toHaveLength(1);
 	other.close();
-	feedStore.close();
+	await feedStore.close();
 });

@@ -52,7 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	server.child.kill("SIGTERM");
 	await server.child.exited;
-	store.close();
+	await store.close();
 	rmSync(dir, { recursive: true, force: true });
 });
 

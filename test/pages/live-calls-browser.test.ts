@@ -278,7 +278,7 @@ function watchPageSecurityAndAborts(): void {
 afterAll(async () => {
 	await watch?.stop();
 	await page?.context().close();
-	store?.close();
+	await store?.close();
 	await server?.stop();
 });
 
@@ -389,7 +389,7 @@ describe("calls in progress on /faxtest, in Chromium, without reload", () => {
 		let slug: string | null = null;
 		const deadline = performance.now() + 30_000;
 		while (slug === null && performance.now() < deadline) {
-			slug = store.callRow(cleanKey)?.listed ?? null;
+			slug = (await store.callRow(cleanKey))?.listed ?? null;
 			listedAt = performance.now();
 			if (slug === null) await Bun.sleep(2);
 		}
@@ -616,7 +616,7 @@ describe("calls in progress on /faxtest, in Chromium, without reload", () => {
 		} finally {
 			await freshWatch.stop();
 			await fresh.context().close();
-			emptyStore.close();
+			await emptyStore.close();
 			await empty.stop();
 		}
 	}, 60_000);

@@ -136,6 +136,30 @@ describe("/faxtest in Chromium", () => {
 		await page.context().close();
 	});
 
+	test("a filter change that adds three rows asks for their outcome words in one request, and fetches no fax's page", async () => {
+		const slugs: string[] = [];
+		for (let i = 0; i < 3; i++) slugs.unshift(await ingest(server, "+1 555 070 0001"));
+		const page = await browser.newPage();
+		const asked: string[] = [];
+		page.on("request", (request) => {
+			const url = new URL(request.url());
+			if (url.pathname.startsWith("/faxtest/")) asked.push(`${url.pathname}${url.search}`);
+		});
+		const held = heldRequest(page);
+		await page.goto(`${server.baseUrl}/faxtest?from=%2B15550700009`);
+		await held;
+		await page.fill("#from", "+15550700001");
+		await page.click("button[type=submit]");
+		for (const slug of slugs)
+			await page.locator(`li[data-slug="${slug}"] .outcome`).waitFor({ timeout: WELL_BEFORE_THE_HOLD_MS });
+		expect(await shownSlugs(page)).toEqual(slugs);
+		expect(asked.filter((path) => path.startsWith("/faxtest/outcomes"))).toEqual([
+			`/faxtest/outcomes?slugs=${encodeURIComponent(slugs.join(","))}`,
+		]);
+		expect(asked.filter((path) => path.startsWith("/faxtest/fax_"))).toEqual([]);
+		await page.context().close();
+	});
+
 	test("without script: the list as of the page's making, in UTC, and the from form still filters", async () => {
 		const mine = await ingest(server, "+1 555 020 0001");
 		const other = await ingest(server, "+1 555 020 0002");
@@ -283,6 +307,22 @@ describe("/faxtest in Chromium", () => {
 });
 
 describe("GET /faxtest over HTTP", () => {
+	test("GET /faxtest/outcomes: each held fax's words, a slug not held left out; more than 100 slugs or a malformed one is a 400 saying so", async () => {
+		const slug = await ingest(server, "+1 555 080 0001");
+		const answer = await server.request(`/faxtest/outcomes?slugs=${slug},fax_NotThere123`);
+		expect([answer.status, answer.headers.get("content-type"), await answer.json()]).toEqual([
+			200,
+			"application/json; charset=utf-8",
+			{ [slug]: "end of the call not known" },
+		]);
+		expect(await (await server.request("/faxtest/outcomes")).json()).toEqual({});
+		const message = { message: "slugs is a comma-separated list of at most 100 slugs (fax_…)" };
+		for (const slugs of [Array.from({ length: 101 }, () => slug).join(","), `${slug},<b>`]) {
+			const refused = await server.request(`/faxtest/outcomes?slugs=${encodeURIComponent(slugs)}`);
+			expect([refused.status, await refused.json()]).toEqual([400, message]);
+		}
+	});
+
 	test("the pages' security headers, a policy with no inline script, a form to itself, its script from this origin", async () => {
 		const answer = await server.request("/faxtest");
 		expect(answer.status).toBe(200);
@@ -307,7 +347,7 @@ describe("GET /faxtest over HTTP", () => {
 		expect(await script.text()).toContain("WAIT_SECONDS = 30");
 	});
 
-	test("a report the database cannot give now (its table gone under the server) costs the row its outcome words, not the page", async () => {
+	test("a listed fax's outcome words are kept with it in memory: no answer of /faxtest, its rows' words or its page reads the reports again (deleted under the server)", async () => {
 		const own = await serverOnFreePort();
 		try {
 			const slug = await ingest(own, "+1 555 030 0001");
@@ -315,13 +355,18 @@ describe("GET /faxtest over HTTP", () => {
 				`<span class="pages">2 pages</span> · <span class="outcome">end of the call not known</span>`,
 			);
 			const db = new Database(own.env.DATABASE_PATH ?? "");
-			db.run("ALTER TABLE fax_reports RENAME TO fax_reports_away");
+			const page = await own.request(`/faxtest/${slug}`);
+			db.run("DELETE FROM fax_reports");
 			db.close();
-			const answer = await own.request("/faxtest");
+			const answer = await own.request("/faxtest?from=%2B15550300001");
 			expect(answer.status).toBe(200);
-			const html = await answer.text();
-			expect(html).toContain(`<li data-slug="${slug}">`);
-			expect(html).not.toContain('class="outcome"');
+			// A list state not shown before: its page is made now, its row's words from memory.
+			expect(await answer.text()).toContain(`<span class="outcome">end of the call not known</span>`);
+			const words = await own.request(`/faxtest/outcomes?slugs=${slug}`);
+			expect(await words.json()).toEqual({ [slug]: "end of the call not known" });
+			const again = await own.request(`/faxtest/${slug}`);
+			expect(again.status).toBe(200);
+			expect(await again.text()).toBe(await page.text());
 		} finally {
 			await own.stop();
 		}

@@ -32,20 +32,21 @@ describe.each(ENGINES)("on %s", (engine) => {
 		const opened = await engines.open(await engines.fresh(engine));
 		const store = new FaxStore(opened);
 		await store.insert(row("fax_Attr0001", "+1 555 000 0001", NOW_SECONDS - 60));
-		const recent = new RecentFaxes(store, (fax) => JSON.stringify({ slug: fax.slug }), NOW_SECONDS);
+		const recent = await RecentFaxes.open(store, (fax) => JSON.stringify({ slug: fax.slug }), NOW_SECONDS);
 		const changes: FaxChange[] = [];
 		recent.watch((change) => changes.push(change));
-		const seen = () => {
-			recent.list({ after: NOW_SECONDS - 3600, sender: { kind: "any" }, limit: 100 }, NOW_SECONDS);
+		const seen = async () => {
+			await recent.settle();
+			await recent.list({ after: NOW_SECONDS - 3600, sender: { kind: "any" }, limit: 100 }, NOW_SECONDS);
 			return changes.splice(0).map((change) => ({ ...change, senders: [...change.senders] }));
 		};
 
-		opened.sql.prepare(SKIP_ID[engine]).all();
+		await opened.sql.prepare(SKIP_ID[engine]).all();
 		await store.insert(row("fax_Attr0002", "+1 555 000 0002", NOW_SECONDS - 30));
-		expect(seen()).toEqual([{ senders: [storedSenderKey("+1 555 000 0002")], unattributed: false }]);
+		expect(await seen()).toEqual([{ senders: [storedSenderKey("+1 555 000 0002")], unattributed: false }]);
 
 		await store.insert(row("fax_Attr0003", "+1 555 000 0003", NOW_SECONDS - 3 * 86_400));
-		expect(seen()).toEqual([{ senders: [storedSenderKey("+1 555 000 0003")], unattributed: false }]);
-		store.close();
+		expect(await seen()).toEqual([{ senders: [storedSenderKey("+1 555 000 0003")], unattributed: false }]);
+		await store.close();
 	});
 });

@@ -30,8 +30,8 @@ const json = createFaxJson(
 );
 
 /** The answers as SQLite alone gives them: the path every answer took before memory. */
-function sqliteList(store: FaxStore, query: ListQuery): string {
-	return `[${store.list(query).map(json).join(",")}]`;
+async function sqliteList(store: FaxStore, query: ListQuery): Promise<string> {
+	return `[${(await store.list(query)).map(json).join(",")}]`;
 }
 
 /** A lookup with its answer's text, as sqliteLookup gives it. */
@@ -39,8 +39,8 @@ function asJson(found: FaxLookup) {
 	return found.state === "found" ? { state: "found" as const, json: found.answer.text } : found;
 }
 
-function sqliteLookup(store: FaxStore, slug: string, notBefore: number) {
-	const found = store.lookup(slug, notBefore);
+async function sqliteLookup(store: FaxStore, slug: string, notBefore: number) {
+	const found = await store.lookup(slug, notBefore);
 	return found.state === "found" ? { state: "found" as const, json: json(found.fax) } : found;
 }
 
@@ -109,15 +109,16 @@ interface Run {
 }
 
 /** Every query's list and every slug's lookup (and one never stored) from memory, against SQLite's. */
-function check(run: Run): void {
+async function check(run: Run): Promise<void> {
 	const { recent, store, now } = run;
 	const cutoff = retentionCutoff(now);
+	await recent.settle();
 	for (const { back, sender, limit } of run.queries) {
 		const list: ListQuery = { after: Math.max(now - back, cutoff - 1), sender, limit };
-		expect(recent.list(list, now).text).toBe(sqliteList(store, list));
+		expect((await recent.list(list, now)).text).toBe(await sqliteList(store, list));
 	}
 	for (const slug of [...run.slugs, "fax_never"]) {
-		expect(asJson(recent.lookup(slug, cutoff, now))).toEqual(sqliteLookup(store, slug, cutoff));
+		expect(asJson(await recent.lookup(slug, cutoff, now))).toEqual(await sqliteLookup(store, slug, cutoff));
 	}
 }
 
@@ -138,8 +139,8 @@ async function apply(run: Run, op: Operation): Promise<void> {
 	if (op.kind === "advance") run.now += op.seconds;
 	else if (op.kind === "insert") {
 		const rows = op.faxes.map((fax) => toRow(run, fax));
-		await run.writers[op.via].write((writer) => {
-			for (const row of rows) writer.insert(row);
+		await run.writers[op.via].write(async (writer) => {
+			for (const row of rows) await writer.insert(row);
 		});
 	} else if (op.kind === "import") {
 		const staged = await run.writers[op.via].beginImport();
@@ -151,7 +152,7 @@ async function apply(run: Run, op: Operation): Promise<void> {
 		);
 		if (op.publish) {
 			// Answers while the rows are hidden pass over their ids.
-			check(run);
+			await check(run);
 			await staged.publish();
 		}
 	} else if (op.kind === "remove") {
@@ -178,12 +179,12 @@ async function memoryAgainstSqlite(
 	const store = new FaxStore(db);
 	const writers = { own: store, other: new FaxStore(other) };
 	try {
-		const recent = new RecentFaxes(store, json, NOW_SECONDS, options);
+		const recent = await RecentFaxes.open(store, json, NOW_SECONDS, options);
 		const run: Run = { store, writers, recent, queries, now: NOW_SECONDS, next: 0, slugs: [] };
-		check(run);
+		await check(run);
 		for (const op of operations) {
 			await apply(run, op);
-			check(run);
+			await check(run);
 		}
 	} finally {
 		other.close();

@@ -169,14 +169,14 @@ test("the purge copies into the database the files only the disk holds, and only
 	const row = (slug: string) =>
 		({ slug, source: "phone", sender: null, received_at: now - 60, page_count: 1, file_size: 3 }) as const;
 	// Stored before schema 5: files on disk, no bytes in the database; and one whose files never came.
-	await store.write((writer) => {
-		writer.insert(row("fax_OnDisk01"));
-		writer.insert(row("fax_NoFiles01"));
+	await store.write(async (writer) => {
+		await writer.insert(row("fax_OnDisk01"));
+		await writer.insert(row("fax_NoFiles01"));
 	});
 	await writeFaxFiles(storageDir, "fax_OnDisk01", { pdf: Buffer.from("pdf"), thumbnail: Buffer.from("jpg") });
 	await purgeExpired(store, storageDir, now);
-	expect(store.unarchivedSlugs("", 10)).toEqual(["fax_NoFiles01"]);
-	expect([...store.archivedFiles()]).toEqual([
+	expect(await store.unarchivedSlugs("", 10)).toEqual(["fax_NoFiles01"]);
+	expect(await Array.fromAsync(store.archivedFiles())).toEqual([
 		{
 			slug: "fax_OnDisk01",
 			pdf: new Uint8Array(Buffer.from("pdf")),

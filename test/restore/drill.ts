@@ -201,7 +201,7 @@ async function expectHeldClientHears(url: string, second: Host) {
 	// Every restored fax was received seconds ago; the next one comes after the held request.
 	const held = fetch(`${url}/api/faxes?since=${utcSeconds(Date.now())}&limit=100&wait=30`, { headers: UA });
 	let answered = false;
-	held.then(() => {
+	void held.then(() => {
 		answered = true;
 	});
 	await Bun.sleep(1500);

@@ -106,7 +106,7 @@ test("a SQLite site moved to PostgreSQL serves every fax alike, and backs up int
 			busyTimeoutMs: 1000,
 		}),
 	]);
-	expect(databaseDigest(copied)).toEqual(databaseDigest(original));
-	original.close();
-	copied.close();
+	expect(await databaseDigest(copied)).toEqual(await databaseDigest(original));
+	await original.close();
+	await copied.close();
 }, 120_000);

@@ -29,12 +29,12 @@ copy differs, a connection), 2 bad arguments or DATABASE_URL not set.`,
 		const source = await openEngine({ ...config, databasePath: file, databaseUrl: null });
 		const target = await openEngine(config);
 		try {
-			if (!new FaxStore(target).isEmpty()) {
+			if (!(await new FaxStore(target).isEmpty())) {
 				io.err("copy-database: the PostgreSQL database holds faxes already; nothing was copied");
 				return EXIT.failed;
 			}
-			copyDatabase(source, target);
-			const [copied, read] = [databaseDigest(source), databaseDigest(target)];
+			await copyDatabase(source, target);
+			const [copied, read] = [await databaseDigest(source), await databaseDigest(target)];
 			for (const [table, { rows, sha256 }] of Object.entries(copied)) {
 				const same = read[table]?.rows === rows && read[table]?.sha256 === sha256;
 				io.out(
@@ -45,8 +45,8 @@ copy differs, a connection), 2 bad arguments or DATABASE_URL not set.`,
 			io.out("copied and verified");
 			return EXIT.ok;
 		} finally {
-			source.close();
-			target.close();
+			await source.close();
+			await target.close();
 		}
 	},
 };

@@ -43,7 +43,7 @@ async function readCall(feed: CallFeed, lines: AsyncIterable<string>, io: Comman
 async function awaitListing(store: FaxStore, key: string, io: CommandIO): Promise<string | null> {
 	const until = io.clock() + LISTED_WAIT_MS;
 	for (;;) {
-		const listed = store.callRow(key)?.listed ?? null;
+		const listed = (await store.callRow(key))?.listed ?? null;
 		if (listed !== null || io.clock() >= until) return listed;
 		await sleep(LISTED_CHECK_MS);
 	}

@@ -8,8 +8,8 @@ import { storeReceived } from "../store-received.ts";
 
 /** The fax a receipt key became, as the API shows it, or that it was removed since. */
 function repeatJson(config: Config, slug: string): Promise<string> {
-	return withStore(config, (store) => {
-		const found = store.lookup(slug, 0);
+	return withStore(config, async (store) => {
+		const found = await store.lookup(slug, 0);
 		if (found.state !== "found") return JSON.stringify({ slug, removed: true });
 		return JSON.stringify(createFaxPresenter(config)(found.fax));
 	});

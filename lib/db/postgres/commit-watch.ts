@@ -8,9 +8,11 @@ import { answeredWithin, CONNECT_TIMEOUT_SECONDS } from "./errors.ts";
  * two looks (lib/hold), on top of the replication delay every standby has.
  */
 export const STANDBY_STALENESS_MS = 10;
-// A check not answered in this long fails the requests waiting for it (503);
-// the next request tries again.
-const CHECK_TIMEOUT_MS = 5_000;
+// A check not answered in this long fails the requests waiting for it, and
+// every held one (503, retried on another instance by the front); the next
+// request tries again. Well under the 2 s a client whose instance lost its
+// database may wait beyond its `wait`.
+const CHECK_TIMEOUT_MS = 1_500;
 
 /** fax_commits and the node's role, as one check reads them. */
 export interface CommitPosition {

@@ -1,6 +1,7 @@
 import { DatabaseOpenError } from "../open-database.ts";
 import { SCHEMA_STEPS, SCHEMA_VERSION } from "../schema.ts";
-import type { PostgresDatabase } from "./sync-client.ts";
+import type { SqlSession } from "../sql.ts";
+import type { PostgresDatabase } from "./client.ts";
 
 // The advisory lock that one migration holds: two processes starting at once migrate once.
 const MIGRATION_LOCK = 7_041_001;
@@ -40,13 +41,13 @@ INSERT INTO fax_commits (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM fax_commits
 INSERT INTO schema_version (version) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM schema_version);
 `;
 
-function versionOf(db: PostgresDatabase): number {
-	const row = db.run("SELECT version FROM schema_version").rows[0];
+async function versionOf(db: PostgresDatabase): Promise<number> {
+	const row = (await db.run("SELECT version FROM schema_version")).rows[0];
 	return Number(row?.version ?? 1);
 }
 
-function hasSchema(db: PostgresDatabase): boolean {
-	return db.run("SELECT to_regclass('schema_version') IS NOT NULL AS known").rows[0]?.known === true;
+async function hasSchema(db: PostgresDatabase): Promise<boolean> {
+	return (await db.run("SELECT to_regclass('schema_version') IS NOT NULL AS known")).rows[0]?.known === true;
 }
 
 /**
@@ -56,38 +57,53 @@ function hasSchema(db: PostgresDatabase): boolean {
  */
 export class SchemaNotReadyError extends DatabaseOpenError {}
 
-function isStandby(db: PostgresDatabase): boolean {
-	return db.run("SELECT pg_is_in_recovery() AS standby").rows[0]?.standby === true;
+async function isStandby(db: PostgresDatabase): Promise<boolean> {
+	return (await db.run("SELECT pg_is_in_recovery() AS standby")).rows[0]?.standby === true;
 }
 
-/** Brings a PostgreSQL database to SCHEMA_VERSION, in one transaction per version. */
-export function migratePostgres(db: PostgresDatabase): void {
-	const known = hasSchema(db);
-	const version = known ? versionOf(db) : 0;
+/** Brings the database a session is on to SCHEMA_VERSION, in one transaction. */
+async function migrateHere(db: PostgresDatabase, session: SqlSession): Promise<void> {
+	const known = await hasSchema(db);
+	const version = known ? await versionOf(db) : 0;
 	if (version === SCHEMA_VERSION) return;
-	if (version < SCHEMA_VERSION && isStandby(db)) {
+	if (version < SCHEMA_VERSION && (await isStandby(db))) {
 		throw new SchemaNotReadyError(
 			`this node is a standby and its database has ${known ? `schema version ${version}, not ${SCHEMA_VERSION}` : "no schema"} yet: ` +
 				"the primary makes it (an instance or `fax check` whose DATABASE_URL names the primary), then this node replays it",
 		);
 	}
-	db.exec("BEGIN");
+	await session.exec("BEGIN");
 	try {
-		db.run("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-		db.exec(BOOKKEEPING);
-		const version = versionOf(db);
+		await db.run("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+		await session.exec(BOOKKEEPING);
+		const version = await versionOf(db);
 		if (version > SCHEMA_VERSION) {
 			throw new Error(
 				`the database has schema version ${version}; this program knows up to ${SCHEMA_VERSION}`,
 			);
 		}
 		for (let next = version + 1; next <= SCHEMA_VERSION; next++) {
-			db.exec(toPostgres(SCHEMA_STEPS[next] ?? ""));
+			await session.exec(toPostgres(SCHEMA_STEPS[next] ?? ""));
 		}
-		db.run("UPDATE schema_version SET version = $1", [SCHEMA_VERSION]);
-		db.exec("COMMIT");
+		await db.run("UPDATE schema_version SET version = $1", [SCHEMA_VERSION]);
+		await session.exec("COMMIT");
 	} catch (error) {
-		db.exec("ROLLBACK");
+		await session.exec("ROLLBACK").catch(() => {});
 		throw error;
 	}
+}
+
+/**
+ * Brings a PostgreSQL database to SCHEMA_VERSION where writes go; where reads
+ * go to another node (DATABASE_WRITE_URL), waits for that node to have
+ * replayed it (SchemaNotReadyError, waited for by the server).
+ */
+export async function migratePostgres(db: PostgresDatabase): Promise<void> {
+	await db.session((session) => migrateHere(db, session), { write: true });
+	if (!db.splitsWrites) return;
+	const replayed = (await hasSchema(db)) ? await versionOf(db) : 0;
+	if (replayed !== SCHEMA_VERSION)
+		throw new SchemaNotReadyError(
+			`this node's database has ${replayed === 0 ? "no schema" : `schema version ${replayed}`} yet, the primary (DATABASE_WRITE_URL) has ${SCHEMA_VERSION}: waiting for this node to replay it`,
+		);
 }

@@ -35,7 +35,7 @@ export const route = defineEndpoint({
 		const slug = params.slug ?? "";
 		if (!isSlugShape(slug)) return missing;
 		await faxes.settle();
-		const found = faxes.lookup(slug, retentionCutoff(now), now);
+		const found = await faxes.lookup(slug, retentionCutoff(now), now);
 		if (found.state === "found") return { status: 200, body: found.answer };
 		return found.state === "removed" ? gone : missing;
 	},

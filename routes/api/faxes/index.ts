@@ -110,7 +110,7 @@ export const route = defineEndpoint({
 		const sender = senderFilter(query.from);
 		const limit = query.limit ?? DEFAULT_LIMIT;
 		const answerAt = (seconds: number) => faxes.list(listQuery(query.since, sender, limit, seconds), seconds);
-		if (query.wait === undefined || hold === undefined) return { status: 200, body: answerAt(now) };
+		if (query.wait === undefined || hold === undefined) return { status: 200, body: await answerAt(now) };
 		return listed(
 			heldLists.hold({
 				...hold(),

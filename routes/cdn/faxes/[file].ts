@@ -43,7 +43,7 @@ export const route = definePlainRoute(
 		const match = FILE_NAME.exec(params.file ?? "");
 		if (!match) return missing;
 		const [, slug = "", suffix = ""] = match;
-		const found = store.lookup(slug, retentionCutoff(now));
+		const found = await store.lookup(slug, retentionCutoff(now));
 		if (found.state !== "found" || found.fax.page_count === null) return missing;
 		if (inFlight() > maxDownloads) return busy;
 		const file = await servedFaxFile(store, storageDir, found.fax, suffix === ".pdf" ? "pdf" : "thumbnail");
