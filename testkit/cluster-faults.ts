@@ -85,6 +85,8 @@ export interface FaultRun {
 	proxyLog: string[];
 	/** deploy/cluster/switchover.sh to the standby that is not synchronous (the switchover fault only). */
 	refusal?: CommandResult;
+	/** The lists held with wait=30 through the public address as the fault began. */
+	heldWaits: HeldWait[];
 }
 
 /** What a fault does: the node whose HAProxy the writer uses, and the fault itself. */
@@ -214,6 +216,36 @@ function startReaders(url: string) {
 			running = false;
 		},
 	};
+}
+
+// Lists held through the public address as each fault begins, one on each
+// instance (the front balances round robin), for a sender with no faxes, so
+// that only their time limit or a failure answers them.
+const HELD_WAITS = 3;
+const HELD_WAIT_SECONDS = 30;
+
+/** One held list's answer: its status and how long the client waited for it, through the front's retries. */
+export interface HeldWait {
+	status: number;
+	ms: number;
+}
+
+function holdWaits(url: string): Promise<HeldWait[]> {
+	return Promise.all(
+		Array.from({ length: HELD_WAITS }, async () => {
+			const at = now();
+			try {
+				const response = await fetch(
+					`${url}/api/faxes?limit=100&from=%2B15550100009&wait=${HELD_WAIT_SECONDS}`,
+					{ headers: { "User-Agent": "cluster-test/1.0" }, signal: AbortSignal.timeout(120_000) },
+				);
+				await response.text();
+				return { status: response.status, ms: now() - at };
+			} catch {
+				return { status: 0, ms: now() - at };
+			}
+		}),
+	);
 }
 
 /** Waits until every node of `nodes` streams from the primary as a standby, on its timeline. */
@@ -362,6 +394,8 @@ async function underLoad(site: Site, plan: Plan, writer: Writer, readers: Reader
 		async () => writer.acknowledged.length >= 3,
 		60_000,
 	);
+	const held = holdWaits(site.publicUrl);
+	await Bun.sleep(500);
 	const faultAt = now();
 	const outcome = await plan.act();
 	await untilStreaming(site, outcome.back);
@@ -389,6 +423,7 @@ async function underLoad(site: Site, plan: Plan, writer: Writer, readers: Reader
 		rejoinMs,
 		rejoined: await Promise.all(outcome.back.map((node) => rejoined(site, node, last))),
 		refusal: outcome.refusal,
+		heldWaits: await held,
 	};
 }
 
@@ -545,7 +580,8 @@ export function describeRun(run: FaultRun): string {
 			`${run.newLeaderAt === null ? "" : `, another node leading at ${signed(run.newLeaderAt)}`}; ` +
 			`write outage ${seconds(run.writeOutageMs)}; back streaming ${seconds(run.rejoinMs)} after the fault ended; ` +
 			`${run.reads} reads through the public address, ${run.failedReads.length} not 200 ` +
-			`(slowest ${seconds(run.slowestReadMs)}); ${run.failedAttempts.length} failed ingests`,
+			`(slowest ${seconds(run.slowestReadMs)}); ${run.failedAttempts.length} failed ingests; ` +
+			`lists held with wait=30: ${run.heldWaits.map((held) => `${held.status} in ${seconds(held.ms)}`).join(", ")}`,
 		...run.failedReads.map((r) => `  read at ${signed(r.at)} (${seconds(r.ms)}): ${r.status} ${r.detail}`),
 		...run.failedAttempts.map(
 			(a) =>

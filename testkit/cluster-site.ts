@@ -43,7 +43,7 @@ export interface Site {
 	frontLog: string;
 	/** The front HAProxy's stats socket (the test's own addition to its file), for `show info` and `show stat`. */
 	frontSocket: string;
-	/** The environment of `fax ingest` on `via`: through its node's HAProxy to the primary. */
+	/** The environment of `fax ingest` on `via`: its host's settings, whose DATABASE_WRITE_URL leads through its node's HAProxy to the primary. */
 	ingestEnv(via: ClusterNode): Record<string, string>;
 	/** The STORAGE_DIR of `fax ingest`: the only disk that has the faxes' files. */
 	ingestStorage: string;
@@ -100,7 +100,9 @@ async function startInstance(
 	site: { dir: string; redisUrl: string; network: Network },
 ): Promise<Instance> {
 	const env = {
+		// The runbook's settings file: reads on the node's own PostgreSQL, writes through its route to the primary.
 		DATABASE_URL: cluster.nodeUrl(node),
+		DATABASE_WRITE_URL: cluster.primaryUrl(node),
 		DATABASE_PATH: join(site.dir, `unused-${node.name}.sqlite`),
 		STORAGE_DIR: join(site.dir, `storage-${node.name}`),
 		SEED_DEMO: "0",
@@ -205,8 +207,10 @@ export async function startSite(dir: string): Promise<Site> {
 			frontLog: front.log,
 			frontSocket: front.socket,
 			ingestStorage: join(dir, "storage-ingest"),
+			// The settings file of `via`'s host, as its instance has it: the writes reach the primary.
 			ingestEnv: (via) => ({
-				DATABASE_URL: cluster.primaryUrl(via),
+				DATABASE_URL: cluster.nodeUrl(via),
+				DATABASE_WRITE_URL: cluster.primaryUrl(via),
 				DATABASE_PATH: join(dir, "unused-ingest.sqlite"),
 				STORAGE_DIR: join(dir, "storage-ingest"),
 				SEED_DEMO: "0",

@@ -59,12 +59,29 @@ afterAll(async () => {
 	}
 }, 120_000);
 
-/** What holds after every fault; `outageBoundMs` bounds the longest time between two acknowledged faxes. */
-async function expectRecovered(run: FaultRun, outageBoundMs: number): Promise<void> {
+// A held list's wait=30, and the few seconds an instance that lost its
+// database takes to answer it 503 for the front to hold it on another.
+const HELD_WAIT_BOUND_MS = 35_000;
+
+/**
+ * What holds after every fault; `outageBoundMs` bounds the longest time
+ * between two acknowledged faxes, `heldBoundMs` the wait of a list held
+ * through the front as the fault began.
+ */
+async function expectRecovered(
+	run: FaultRun,
+	outageBoundMs: number,
+	heldBoundMs = HELD_WAIT_BOUND_MS,
+): Promise<void> {
 	// Nothing acknowledged lost, nothing listed twice, nothing listed that was not acknowledged.
 	expect([...run.listed].sort()).toEqual(run.acknowledged.map((ack) => ack.slug).sort());
 	expect(run.failedReads).toEqual([]);
 	expect(run.writeOutageMs).toBeLessThan(outageBoundMs);
+	// A list held on an instance that loses its database is answered there within 2 s and held again on
+	// another by the front, never a whole `wait` twice: each client's wait stays within wait=30 and a few seconds.
+	expect(run.heldWaits.map((held) => [held.status === 200, held.ms < heldBoundMs])).toEqual(
+		run.heldWaits.map(() => [true, true]),
+	);
 	// Each node the fault touched streams again, on the leader's timeline, and its instance serves the last fax.
 	expect(
 		run.rejoined.map((r) => [r.node, streams(r.member), r.member?.timeline, r.walReceiver, r.lastFaxStatus]),
@@ -146,7 +163,14 @@ test("the primary's Patroni killed and started again at once, as its unit does: 
 }, 400_000);
 
 test(`the primary cut off for ${CUT_MS / 1000} s: another node leads, the old primary follows once let back`, async () => {
-	await expectRecovered(await run(partitionPrimary, "+15550100002"), FAILOVER_BOUND_MS);
+	// The instance on the cut-off host is cut off from the front too: its 503 reaches the front when TCP
+	// sends it again after the cut heals (its backoff doubles, so up to the cut's length after), and the
+	// front holds the list on another instance then. Measured: 60.8 s.
+	await expectRecovered(
+		await run(partitionPrimary, "+15550100002"),
+		FAILOVER_BOUND_MS,
+		2 * CUT_MS + HELD_WAIT_BOUND_MS,
+	);
 }, 400_000);
 
 // `fax ingest` gives up on a COMMIT no standby confirms after 10 s

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { loadConfig } from "../../config.ts";
 import { copyDatabase, databaseDigest, FaxStore, openEngine } from "../../db/index.ts";
 import { type Command, EXIT, parseCommandArgs, UsageError } from "../command.ts";
+import { commandLocation } from "../open-store.ts";
 
 export const copyDatabaseCommand: Command = {
 	name: "copy-database",
@@ -27,7 +28,7 @@ copy differs, a connection), 2 bad arguments or DATABASE_URL not set.`,
 			throw new UsageError("DATABASE_URL must name the PostgreSQL database to copy into");
 		if (!existsSync(file)) throw new UsageError(`no SQLite database at ${file}`);
 		const source = await openEngine({ ...config, databasePath: file, databaseUrl: null });
-		const target = await openEngine(config);
+		const target = await openEngine(commandLocation(config));
 		try {
 			if (!(await new FaxStore(target).isEmpty())) {
 				io.err("copy-database: the PostgreSQL database holds faxes already; nothing was copied");
