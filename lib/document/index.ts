@@ -6,4 +6,5 @@ export { MAX_EMAIL_BYTES, MAX_INPUT_BYTES } from "./limits.ts";
 export { type FaxEmail, NO_ATTACHMENT_REASON, parseFaxEmail, parseFaxEmailHeader } from "./parse-email.ts";
 export { PipelineUnavailableError, pipelineFault } from "./pipeline.ts";
 export { type NotProcessable, type ProcessedDocument, processDocument } from "./process-document.ts";
+export { type ScanFacts, type ScanPage, scanFacts } from "./scan-facts.ts";
 export { type TiffPageFacts, tiffFacts } from "./tiff-facts.ts";
