@@ -14,6 +14,14 @@ export {
 } from "./hylafax-reasons.ts";
 export { faxinfoTime, type HylafaxSession, hylafaxSession } from "./hylafax-session.ts";
 export { callReportOf, type LiveProgress, liveProgress, SILENT_AFTER_SECONDS } from "./live-progress.ts";
+export {
+	type Check,
+	checkMailAuth,
+	likelyOf,
+	type MailAuth,
+	type MailAuthOptions,
+	type MailTransaction,
+} from "./mail-auth.ts";
 export type {
 	CallReport,
 	DocumentReport,
