@@ -69,6 +69,8 @@ export interface Config {
 	receiverRecvq: string | null;
 	/** RECEIVER_POSTQUEUE: Postfix's postqueue command, asked for /metrics; null when not set. */
 	receiverPostqueue: string | null;
+	/** DNS_SERVERS: the resolvers an email test's SPF, DKIM and DMARC checks ask; null: the host's. */
+	dnsServers: string[] | null;
 	/** Where testers send their tests: the site's numbers and addresses, shown on the pages. */
 	sendTo: SendTo;
 }
@@ -81,6 +83,19 @@ export interface SendTo {
 
 const FAX_NUMBER = /^\+?[0-9][0-9 ()./-]{2,30}$/;
 const EMAIL_ADDRESS = /^[^\s@<>",;]{1,64}@[^\s@<>",;]{1,190}\.[^\s@<>",;.]{2,63}$/;
+// `192.0.2.53:53`, `[2001:db8::53]:53`: an address and its port, as DNS_SERVERS lists them.
+const DNS_SERVER = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):\d{1,5}$/;
+
+/** DNS_SERVERS: the resolvers an email test's authentication asks; null: the host's own. */
+function dnsServers(env: Env): string[] | null {
+	const servers = list(
+		env,
+		"DNS_SERVERS",
+		DNS_SERVER,
+		"host:port pairs like 192.0.2.53:53 or [2001:db8::53]:53",
+	);
+	return servers.length === 0 ? null : servers;
+}
 
 function list(env: Env, name: string, pattern: RegExp, shape: string): string[] {
 	const items = (value(env, name) ?? "")
@@ -325,6 +340,7 @@ export function loadConfig(env: Env): Config {
 		waitMaxHeldPerClient: integer(env, "WAIT_MAX_HELD_PER_CLIENT", 10, 0, 1_000_000),
 		receiverRecvq: value(env, "RECEIVER_RECVQ") ?? null,
 		receiverPostqueue: value(env, "RECEIVER_POSTQUEUE") ?? null,
+		dnsServers: dnsServers(env),
 		sendTo: {
 			numbers: list(env, "TEST_FAX_NUMBERS", FAX_NUMBER, "phone numbers like +1 555 010 0100"),
 			addresses: list(env, "TEST_FAX_ADDRESSES", EMAIL_ADDRESS, "email addresses like fax@testfax.example"),

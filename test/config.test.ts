@@ -30,6 +30,7 @@ const DEFAULTS: Config = {
 	freshnessCheck: "wal-index",
 	databaseUrl: null,
 	databaseWriteUrl: null,
+	dnsServers: null,
 	waitMaxHeld: 10_000,
 	waitMaxHeldPerClient: 10,
 	receiverRecvq: null,
@@ -122,6 +123,7 @@ const EVERY_VARIABLE: Env = {
 	WAIT_MAX_HELD_PER_CLIENT: "0",
 	RECEIVER_RECVQ: "/var/spool/hylafax/recvq",
 	RECEIVER_POSTQUEUE: "/usr/sbin/postqueue",
+	DNS_SERVERS: "127.0.0.1:5353, [::1]:53",
 	TEST_FAX_NUMBERS: "+1 555 010 0100, +49 30 1234567",
 	TEST_FAX_ADDRESSES: " fax@testfax.example ",
 };
@@ -155,6 +157,7 @@ function everyValue(): Config {
 		waitMaxHeldPerClient: 0,
 		receiverRecvq: "/var/spool/hylafax/recvq",
 		receiverPostqueue: "/usr/sbin/postqueue",
+		dnsServers: ["127.0.0.1:5353", "[::1]:53"],
 		sendTo: { numbers: ["+1 555 010 0100", "+49 30 1234567"], addresses: ["fax@testfax.example"] },
 	};
 }
@@ -343,6 +346,10 @@ describe("a bad value is a ConfigError naming the variable", () => {
 		[
 			{ DATABASE_URL: "postgres://faxes@db/faxes", DATABASE_WRITE_URL: "mysql://faxes@db/faxes" },
 			"DATABASE_WRITE_URL must be a PostgreSQL URL (postgres://user@host:port/database)",
+		],
+		[
+			{ DNS_SERVERS: "127.0.0.1" },
+			'DNS_SERVERS must be host:port pairs like 192.0.2.53:53 or [2001:db8::53]:53, separated by commas; got "127.0.0.1"',
 		],
 		[
 			{ DATABASE_WRITE_URL: "postgres://faxes@db/faxes" },

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { parseFaxEmail } from "../lib/document/index.ts";
 import { maskSender } from "../lib/fax/index.ts";
-import { buildReport, type FaxReport, NO_PAGE_REASON } from "../lib/report/index.ts";
+import { buildReport, checkedEmailReport, type FaxReport, NO_PAGE_REASON } from "../lib/report/index.ts";
 
 const ROOT = join(import.meta.dir, "..");
 export const DEMO_FILE = join(ROOT, "fixtures/demo-faxes.json");
@@ -39,7 +39,17 @@ async function emailReport(name: string): Promise<FaxReport> {
 	const bytes = new Uint8Array(await read(`fixtures/ingest/${name}`).arrayBuffer());
 	const email = await parseFaxEmail(bytes);
 	const reason = email.attachment === null ? "email has no PDF or TIFF attachment" : undefined;
-	return buildReport({ source: "email", bytes, email, relayedByUs: false, ...(reason ? { reason } : {}) });
+	const report = buildReport({
+		source: "email",
+		bytes,
+		email,
+		relayedByUs: false,
+		...(reason ? { reason } : {}),
+	});
+	// The scan read page by page, as ingest adds it; no authentication: the demo's emails were not relayed by us.
+	return report.email === null
+		? report
+		: { ...report, email: await checkedEmailReport(report.email, email, bytes, null) };
 }
 
 /** Each demo fax's report, by slug. */

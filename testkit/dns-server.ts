@@ -27,6 +27,8 @@ export interface DnsZone {
 	txt: [name: string, text: string][];
 	/** Names (and the names below them) whose queries dnsmasq passes to the silent server. */
 	silent?: string[];
+	/** More zones answered here alone, from no record: every name under them is NXDOMAIN. */
+	empty?: string[];
 }
 
 const START_TIMEOUT_MS = 5000;
@@ -97,6 +99,7 @@ export async function startDnsServer(zone: DnsZone): Promise<DnsServer> {
 			"--no-hosts",
 			"--log-facility=-",
 			`--local=/${zone.zone}/`,
+			...(zone.empty ?? []).map((name) => `--local=/${name}/`),
 			...(zone.silent ?? []).map((name) => `--server=/${name}/127.0.0.1#${silent.port}`),
 			...zone.txt.map(([name, text]) => txtRecord(name, text)),
 		],
@@ -116,4 +119,21 @@ export async function startDnsServer(zone: DnsZone): Promise<DnsServer> {
 		}
 	}
 	return { address, silentAddress: `127.0.0.1:${silent.port}`, silentQueries: silent.count, stop };
+}
+
+let empty: Promise<DnsServer> | undefined;
+
+/**
+ * One DNS server per test process that knows no record of the names test
+ * messages use (example.com, .org, .net, .test): what `fax receive-mail`
+ * asks when a test is not about authentication, so its checks read "none"
+ * at once on any machine, never whatever the host's resolver says.
+ */
+export function emptyDnsServer(): Promise<DnsServer> {
+	empty ??= startDnsServer({
+		zone: "test",
+		txt: [],
+		empty: ["example.com", "example.org", "example.net", "example"],
+	});
+	return empty;
 }

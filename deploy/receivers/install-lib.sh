@@ -116,16 +116,18 @@ configure_postfix_tls() {
 	postconf_set smtpd_tls_security_level may
 }
 
-# The pipe of master.cf, as testfax with its own group only.
+# The pipe of master.cf, as testfax with its own group only. flags=R
+# prepends Return-Path with the envelope sender, which the checks of an email
+# test need (SPF; Postfix drops any Return-Path a client sent).
 configure_pipe() {
-	want="testfax unix - n n - - pipe user=testfax argv=$HERE/postfix/testfax-mail \${queue_id}"
+	want="testfax unix - n n - - pipe flags=R user=testfax argv=$HERE/postfix/testfax-mail \${queue_id}"
 	have=$(postconf -M testfax/unix 2>/dev/null | tr -s ' \t' '  ')
 	[ "$have" != "$want" ] || return 0
 	# Ours to replace: the line this script wrote from any folder (an upgrade
-	# into a new release folder), and the one of the file-by-file set-up of
-	# earlier docs.
+	# into a new release folder), with or without flags=R, and the one of the
+	# file-by-file set-up of earlier docs.
 	case $have in
-	'' | "testfax unix - n n - - pipe user=testfax"*" argv=/"*"/deploy/receivers/postfix/testfax-mail \${queue_id}") ;;
+	'' | "testfax unix - n n - - pipe "*"user=testfax"*" argv=/"*"/deploy/receivers/postfix/testfax-mail \${queue_id}") ;;
 	*) die "master.cf's testfax service was changed by someone else: not overwriting \"$have\"" ;;
 	esac
 	postconf -M "testfax/unix=$want"

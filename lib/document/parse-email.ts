@@ -24,6 +24,11 @@ export type FaxEmail = {
 	relayedAt: Date | null;
 	/** The first Received header, unfolded: the last mail server's record of the delivery. */
 	firstReceived: string | null;
+	/**
+	 * The first Return-Path header, as written: the envelope sender our mail
+	 * server's pipe prepends (Postfix drops any the client sent); null when absent.
+	 */
+	returnPath: string | null;
 	/** The first PDF or TIFF attachment: the fax, with its Content-Type field as written. */
 	attachment: { filename: string | null; bytes: Uint8Array; contentType: string | null } | null;
 	/** Why the search for it stopped short (too many parts, too deep); null when it did not. */
@@ -160,9 +165,11 @@ async function senderAndDate(
 			messageId: email.messageId?.trim() || null,
 			relayedAt: receivedHeaderTime(received),
 			firstReceived: received?.replace(/\s+/g, " ") ?? null,
+			returnPath: email.headers.find((header) => header.key === "return-path")?.value.trim() ?? null,
 		};
 	} catch {
-		return { sender: null, receivedAt: null, messageId: null, relayedAt: null, firstReceived: null };
+		const none = { sender: null, receivedAt: null, messageId: null, relayedAt: null, firstReceived: null };
+		return { ...none, returnPath: null };
 	}
 }
 

@@ -12,7 +12,14 @@ import {
 } from "../document/index.ts";
 import type { FaxRow } from "../fax/index.ts";
 import { cutSender, newSlug } from "../fax/index.ts";
-import { buildReport, callKeyOf, type HylafaxCall, NO_PAGE_REASON } from "../report/index.ts";
+import {
+	buildReport,
+	callKeyOf,
+	checkedEmailReport,
+	type HylafaxCall,
+	type MailChecks,
+	NO_PAGE_REASON,
+} from "../report/index.ts";
 import { deleteFaxFiles, writeFaxFiles } from "../storage/index.ts";
 
 export interface ReceivedFile {
@@ -34,7 +41,7 @@ export interface ReceivedFile {
 	 * named by its Message-ID (else the queue id) and timed by the server's
 	 * Received header, so a re-delivery lists nothing new and keeps its time.
 	 */
-	relayed?: { queueId: string | null };
+	relayed?: { queueId: string | null; checks?: MailChecks };
 	/**
 	 * What HylaFAX said of the call beside the file: its session log, when
 	 * handed over, and the reason FaxRcvdCmd was given; `callOnly` when the call
@@ -152,11 +159,18 @@ function endsCall(file: ReceivedFile): { endsCall?: string } {
 	return key === null ? {} : { endsCall: key };
 }
 
-/** The transmission report kept with the fax (lib/report), as JSON. */
-export function reportOf(file: ReceivedFile, email: FaxEmail | null, reason: string | undefined): string {
+/** The transmission report kept with the fax (lib/report), as JSON; an email's with what ingest checks of it. */
+export async function reportOf(
+	file: ReceivedFile,
+	email: FaxEmail | null,
+	reason: string | undefined,
+): Promise<string> {
 	const relayedByUs = file.relayed !== undefined;
 	const { source, bytes, hylafax } = file;
-	return JSON.stringify(buildReport({ source, bytes, email, relayedByUs, reason, hylafax }));
+	const report = buildReport({ source, bytes, email, relayedByUs, reason, hylafax });
+	if (report.email !== null && email !== null)
+		report.email = await checkedEmailReport(report.email, email, bytes, file.relayed?.checks ?? null);
+	return JSON.stringify(report);
 }
 
 /**
@@ -195,7 +209,7 @@ export async function receiveFax(
 		sender: given === null ? null : cutSender(given),
 		received_at: receivedAt,
 	};
-	const report = reportOf(file, email, result.ok ? undefined : result.reason);
+	const report = await reportOf(file, email, result.ok ? undefined : result.reason);
 	if (!result.ok) {
 		const fax = { ...base, page_count: null, file_size: null };
 		const original = { bytes: file.bytes, filename: file.filename, relayed: file.relayed !== undefined };

@@ -49,7 +49,7 @@ export async function reprocessFax(
 	await writeFaxFiles(storageDir, fax.slug, files);
 	let relisted = false;
 	try {
-		relisted = await store.relist(slug, fax, { files, report: reportOf(file, email, undefined) }, now);
+		relisted = await store.relist(slug, fax, { files, report: await reportOf(file, email, undefined) }, now);
 	} finally {
 		if (!relisted) await deleteFaxFiles(storageDir, fax.slug);
 	}

@@ -1,5 +1,6 @@
 import type { DocumentReport, EmailReport, FaxReport, SessionReport, TiffPage } from "../report/index.ts";
 import { faxinfoTime } from "../report/index.ts";
+import { emailModelRows } from "./email-part.ts";
 import { escapeHtml } from "./html.ts";
 import { numberText, sizeText } from "./text.ts";
 
@@ -124,7 +125,7 @@ function emailRows(email: EmailReport): Row[] {
 	if (email.relayHost !== null) rows.push(["Sending mail host", escapeHtml(email.relayHost)]);
 	const tls = tlsText(email.tls);
 	if (tls !== null) rows.push(["Came over TLS", tls]);
-	return rows;
+	return [...rows, ...emailModelRows(email)];
 }
 
 /** The phone test's station ID as the received file holds it, masked as every sender. */

@@ -32,15 +32,38 @@ function tlsOf(received: string): EmailReport["tls"] {
 }
 
 /**
- * The sending host: its verified name; without one, the name it gave itself
- * (HELO), said to be just that. The address stays off the page.
+ * The domains a host name of the sender's own names: the From address's
+ * domain and, below a registered name, its parent (scan@mail.example.org sends
+ * from mfp.example.org as well).
  */
-function relayHostOf(received: string): string | null {
+function ownDomains(sender: string | null): string[] {
+	const domain = sender?.split("@")[1]?.trim().toLowerCase();
+	if (!domain) return [];
+	const labels = domain.split(".");
+	return labels.length > 2 ? [domain, labels.slice(1).join(".")] : [domain];
+}
+
+/** A host name with the sender's own domain said as "your domain": the page never names it. */
+function withoutOwnDomain(name: string, own: string[]): string {
+	const lower = name.toLowerCase();
+	const domain = own.find((candidate) => lower === candidate || lower.endsWith(`.${candidate}`));
+	if (domain === undefined) return name;
+	const host = name.slice(0, name.length - domain.length).replace(/\.$/, "");
+	return host === "" ? "(your domain)" : `${host}.(your domain)`;
+}
+
+/**
+ * The sending host: its verified name; without one, the name it gave itself
+ * (HELO), said to be just that; the sender's own domain in it said as "your
+ * domain". The address stays off the page.
+ */
+function relayHostOf(received: string, sender: string | null): string | null {
 	const from = FROM.exec(received);
 	if (!from) return null;
 	const [, helo = "", verified = ""] = from;
-	if (verified.toLowerCase() !== "unknown") return verified;
-	const named = helo.replace(UNSAFE, "").slice(0, MAX_NAME);
+	const own = ownDomains(sender);
+	if (verified.toLowerCase() !== "unknown") return withoutOwnDomain(verified, own);
+	const named = withoutOwnDomain(helo.replace(UNSAFE, "").slice(0, MAX_NAME), own);
 	return `${named} (the name it gave itself; no verified name)`;
 }
 
@@ -49,6 +72,16 @@ function testKind(format: string | null, contentType: string | null): EmailRepor
 	if (format === "pdf") return "pdf";
 	if (format !== "tiff") return "none";
 	return /(^|;)\s*application\s*=\s*"?faxbw"?\s*(;|$)/i.test(contentType ?? "") ? "t37" : "tiff";
+}
+
+/**
+ * The device's Date against the time our mail server wrote in its Received
+ * header, in whole seconds; null when either is missing or our server did not
+ * relay the message (another server's header could say anything).
+ */
+function clockOffset(email: FaxEmail, relayedByUs: boolean): number | null {
+	if (!relayedByUs || email.receivedAt === null || email.relayedAt === null) return null;
+	return Math.round((email.receivedAt.getTime() - email.relayedAt.getTime()) / 1000);
 }
 
 /**
@@ -65,7 +98,8 @@ export function emailReport(email: FaxEmail, format: string | null, relayedByUs:
 		mimeType: contentType === null ? null : contentType.replace(/\s+/g, " ").toLowerCase().slice(0, 200),
 		attachmentName: attachment?.filename ? safeFileName(attachment.filename) : null,
 		attachmentBytes: attachment?.bytes.byteLength ?? null,
-		relayHost: received === null ? null : relayHostOf(received),
+		relayHost: received === null ? null : relayHostOf(received, email.sender),
 		tls: received === null ? null : tlsOf(received),
+		clockOffsetSeconds: clockOffset(email, relayedByUs),
 	};
 }

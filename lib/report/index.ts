@@ -2,8 +2,18 @@
 // its delivery tell, gathered at ingest and shown on the fax's page.
 
 export { ADVICE, type Advice, adviceFor, STEADY_SPEED } from "./advice.ts";
+export type { MailAuthReport } from "./auth-report.ts";
 export { buildReport, type HylafaxCall, NO_PAGE_REASON, type ReportInput } from "./build-report.ts";
 export { type CallModel, callModel, type FailureKind, type PageModel } from "./call-model.ts";
+export { checkedEmailReport, MAIL_AUTH_TIMEOUT_MS, type MailChecks, transactionOf } from "./email-checks.ts";
+export {
+	type DeviceClock,
+	deviceClock,
+	type EmailModel,
+	emailModel,
+	MAIL_LIMITS_MB,
+	type ScanSize,
+} from "./email-model.ts";
 export { safeFileName } from "./email-report.ts";
 export {
 	type AdviceKey,

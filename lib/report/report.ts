@@ -2,6 +2,8 @@
 // said of how it was sent, gathered at ingest and kept with the fax
 // (fax_reports), shown on the fax's page. Nothing in it is private: the sender
 // shows on the page masked, from the fax itself, never from here.
+import type { ScanFacts } from "../document/index.ts";
+import type { MailAuthReport } from "./auth-report.ts";
 import type { HylafaxSession } from "./hylafax-session.ts";
 import type { T30Session } from "./t30-session.ts";
 
@@ -50,6 +52,16 @@ export type EmailReport = {
 	relayHost: string | null;
 	/** How it came to our server: the TLS protocol and cipher, "none" without TLS, null when not known. */
 	tls: { protocol: string; cipher: string | null; bits: number | null } | "none" | null;
+	/**
+	 * Seconds the sending device's Date header is ahead of our mail server's
+	 * receipt (negative: behind); null when either is not known. Absent in
+	 * reports made before 2026-11-28, as are the two below.
+	 */
+	clockOffsetSeconds?: number | null;
+	/** What the attachment holds, page by page (lib/document/scan-facts.ts); null when it cannot be read. */
+	scan?: ScanFacts | null;
+	/** What a real recipient's mail server would make of it (mail-auth.ts); null when not checked. */
+	auth?: MailAuthReport | null;
 };
 
 /**

@@ -6,6 +6,7 @@
 // log or a real email (fixtures/).
 import { adviceFor } from "./advice.ts";
 import { type CallModel, callModel, type PageModel } from "./call-model.ts";
+import { type EmailModel, emailModel } from "./email-model.ts";
 import type { FaxReport } from "./report.ts";
 
 const numbers = new Intl.NumberFormat("en");
@@ -23,7 +24,7 @@ export type Verdict = {
 	row: string | null;
 };
 
-type Facts = { report: FaxReport; model: CallModel | null };
+type Facts = { report: FaxReport; model: CallModel | null; email: EmailModel | null };
 
 type Rule = {
 	rule: string;
@@ -41,6 +42,11 @@ const failed = (kind: CallModel["failure"]) => (facts: Facts) => facts.model?.fa
 /** The model of a fax by phone; the rules that read it hold only for one. */
 const model = (facts: Facts) => facts.model as CallModel;
 const endingWords = (facts: Facts) => ` ${model(facts).ending.words}`;
+/** The model of an email test; the rules that read it hold only for one. */
+const email = (facts: Facts) => facts.email as EmailModel;
+const likely = (facts: Facts) => facts.email?.auth?.likely;
+/** A good email test's last words: what a real recipient would do, when it was checked. */
+const recipientWords = (facts: Facts) => (facts.email?.auth ? ` ${facts.email.auth.words}` : "");
 
 function damagedWords(call: CallModel): string {
 	const { damagedFrames, crpsSent } = call.line;
@@ -173,6 +179,15 @@ export const VERDICTS: Rule[] = [
 		row: () => "document could not be read",
 	},
 	{
+		rule: "email-refused-elsewhere",
+		status: "warning",
+		when: (facts) => likely(facts) === "refuse",
+		title: (facts) =>
+			`The test arrived here, but Gmail or Microsoft 365 would likely refuse it: ${email(facts).auth?.why}.`,
+		advice: (facts) => email(facts).auth?.advice ?? [],
+		row: () => "real recipients would refuse it",
+	},
+	{
 		rule: "tiff-not-t37",
 		status: "warning",
 		when: ({ report }) => report.email?.test === "tiff",
@@ -182,6 +197,38 @@ export const VERDICTS: Rule[] = [
 			"If your device claims T.37, check that it sends the TIFF as image/tiff; application=faxbw.",
 		],
 		row: () => "TIFF not marked T.37",
+	},
+	{
+		rule: "tiff-not-tiff-f",
+		status: "warning",
+		when: (facts) => facts.report.email?.test === "t37" && typeof facts.email?.tiffF === "string",
+		title: (facts) =>
+			`The Internet fax arrived, but its TIFF is not TIFF-F (RFC 3949), which a fax gateway may refuse: ${email(facts).tiffF}.`,
+		advice: () => [
+			"Set the device to send T.37 in its simple mode: black and white, MH coding, 1728 pixels across, standard or fine resolution.",
+		],
+		row: () => "not TIFF-F",
+	},
+	{
+		rule: "email-spam-elsewhere",
+		status: "warning",
+		when: (facts) => likely(facts) === "spam",
+		title: (facts) =>
+			`The test arrived here, but Gmail or Microsoft 365 would likely file it as spam: ${email(facts).auth?.why}.`,
+		advice: (facts) => email(facts).auth?.advice ?? [],
+		row: () => "likely spam at real recipients",
+	},
+	{
+		rule: "email-clock",
+		status: "warning",
+		when: (facts) => (facts.email?.clock ?? null) !== null,
+		title: (facts) => `The test arrived complete, but its time is wrong. ${email(facts).clock?.words}`,
+		advice: (facts) => [
+			email(facts).clock?.timeZone
+				? "Set the device's time zone (and daylight saving time) to where it stands."
+				: "Set the device's clock from a time server (NTP), so every scan is sorted where it belongs in each mailbox.",
+		],
+		row: (facts) => (email(facts).clock?.timeZone ? "device's time zone wrong" : "device's clock wrong"),
 	},
 	{
 		rule: "ecm-off",
@@ -195,11 +242,17 @@ export const VERDICTS: Rule[] = [
 		rule: "all-good",
 		status: "good",
 		when: () => true,
-		title: ({ report, model }) => {
-			const pages = model?.wholePages ?? (report.document?.format === "TIFF" ? report.document.pages : null);
-			return pages === null
-				? "All good: the test arrived complete."
-				: `All good: ${pagesWord(pages)} arrived complete.`;
+		title: (facts) => {
+			const { report, model } = facts;
+			const pages =
+				model?.wholePages ??
+				facts.email?.pages?.length ??
+				(report.document?.format === "TIFF" ? report.document.pages : null);
+			const arrived =
+				pages === null
+					? "All good: the test arrived complete."
+					: `All good: ${pagesWord(pages)} arrived complete.`;
+			return `${arrived}${recipientWords(facts)}`;
 		},
 		row: () => null,
 	},
@@ -207,7 +260,7 @@ export const VERDICTS: Rule[] = [
 
 /** The verdict of a fax's report: the first rule of VERDICTS that holds; `model` when the caller built it already. */
 export function verdictOf(report: FaxReport, model: CallModel | null = callModel(report)): Verdict {
-	const facts: Facts = { report, model };
+	const facts: Facts = { report, model, email: report.email === null ? null : emailModel(report.email) };
 	const rule = VERDICTS.find((candidate) => candidate.when(facts)) ?? (VERDICTS.at(-1) as Rule);
 	// A good verdict advises nothing: a damaged goodbye after the last page did the test no harm.
 	const advice =

@@ -47,6 +47,7 @@ describe("parseFaxEmail", () => {
 			messageId: "<forgot.1@example.org>",
 			relayedAt: null,
 			firstReceived: null,
+			returnPath: null,
 			attachment: null,
 			searchLimit: null,
 		});
@@ -213,6 +214,7 @@ describe("parseFaxEmail", () => {
 			messageId: null,
 			relayedAt: null,
 			firstReceived: null,
+			returnPath: null,
 			attachment: null,
 			searchLimit: null,
 		});

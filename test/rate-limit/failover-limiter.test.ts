@@ -28,11 +28,15 @@ function failover(url: string) {
 	return { limiter, redis, logs, prefix };
 }
 
-/** Consumes once and fails the test if the answer took 250 ms or more. */
+/**
+ * Consumes once and fails the test if the answer took 350 ms or more: well
+ * under the 400 ms Redis is paused for below, so an answer never waited for
+ * it, with room for a loaded 2-core machine (265 ms seen beside other suites).
+ */
 async function timedConsume(limiter: FailoverLimiter, key: string): Promise<RateLimitDecision> {
 	const started = performance.now();
 	const decision = await limiter.consume(key);
-	expect(performance.now() - started).toBeLessThan(250);
+	expect(performance.now() - started).toBeLessThan(350);
 	return decision;
 }
 

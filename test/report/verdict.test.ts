@@ -3,8 +3,14 @@
 // email (fixtures/ingest/), as ingest builds it.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { parseFaxEmail } from "../../lib/document/index.ts";
-import { buildReport, type FaxReport, VERDICTS, verdictOf } from "../../lib/report/index.ts";
+import { parseFaxEmail, scanFacts } from "../../lib/document/index.ts";
+import {
+	buildReport,
+	type FaxReport,
+	type MailAuthReport,
+	VERDICTS,
+	verdictOf,
+} from "../../lib/report/index.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const bytes = async (path: string) => new Uint8Array(await Bun.file(join(ROOT, path)).arrayBuffer());
@@ -24,7 +30,11 @@ async function callReport(call: string, options: { file?: boolean; reason?: stri
 	});
 }
 
-async function emailReport(name: string, change = (message: string) => message): Promise<FaxReport> {
+async function emailReport(
+	name: string,
+	change = (message: string) => message,
+	relayedByUs = false,
+): Promise<FaxReport> {
 	const message = new TextEncoder().encode(change(await text(`fixtures/ingest/${name}`)));
 	const email = await parseFaxEmail(message);
 	const reason = email.attachment === null ? "email has no PDF or TIFF attachment" : undefined;
@@ -32,9 +42,15 @@ async function emailReport(name: string, change = (message: string) => message):
 		source: "email",
 		bytes: message,
 		email,
-		relayedByUs: false,
+		relayedByUs,
 		...(reason ? { reason } : {}),
 	});
+}
+
+/** The scan-to-email fixture's report as checked by a recipient's server that found `auth`. */
+async function checkedAs(auth: MailAuthReport): Promise<FaxReport> {
+	const report = await emailReport("scan-to-email.eml");
+	return { ...report, email: report.email === null ? null : { ...report.email, auth } };
 }
 
 const tested = new Set<string>();
@@ -243,6 +259,129 @@ describe("the verdict of a real email", () => {
 			title: "The test arrived, but it cannot be shown: The PDF is cut short or damaged.",
 			row: "document could not be read",
 		});
+	});
+
+	test("email-refused-elsewhere: sent directly from an address its domain's SPF does not list, unsigned, under DMARC p=reject", async () => {
+		const report = await checkedAs({
+			spf: "fail",
+			spfAligned: false,
+			dkim: [],
+			dmarc: { result: "fail", policy: "reject" },
+			likely: "refuse",
+		});
+		expect(expectRule(report, "email-refused-elsewhere")).toEqual({
+			rule: "email-refused-elsewhere",
+			status: "warning",
+			title:
+				"The test arrived here, but Gmail or Microsoft 365 would likely refuse it: your domain's DMARC policy is reject, the address your device sent from is not in your domain's SPF record, and it is not signed for your domain (DKIM).",
+			advice: [
+				"Send through your mail provider's authenticated relay (SMTP submission on port 587, with the device's own login and STARTTLS): the provider's servers are in your domain's SPF record and sign with DKIM.",
+				"If the device must send directly, list the address it sends from in your domain's SPF record.",
+				"Sign its mail with DKIM for your domain: a provider's relay does it for you.",
+			],
+			row: "real recipients would refuse it",
+		});
+	});
+
+	test("email-spam-elsewhere: no DMARC, SPF soft fail, unsigned; signed for the domain, only the SPF advice goes", async () => {
+		const unsigned = expectRule(
+			await checkedAs({
+				spf: "softfail",
+				spfAligned: false,
+				dkim: [],
+				dmarc: { result: "none", policy: null },
+				likely: "spam",
+			}),
+			"email-spam-elsewhere",
+		);
+		expect([unsigned.title, unsigned.row]).toEqual([
+			"The test arrived here, but Gmail or Microsoft 365 would likely file it as spam: your domain publishes no DMARC policy, the address your device sent from is not in your domain's SPF record, and it is not signed for your domain (DKIM).",
+			"likely spam at real recipients",
+		]);
+		const failedSignature = verdictOf(
+			await checkedAs({
+				spf: "pass",
+				spfAligned: false,
+				dkim: [{ result: "pass", aligned: true }],
+				dmarc: { result: "fail", policy: "quarantine" },
+				likely: "spam",
+			}),
+		);
+		expect(failedSignature.advice).toHaveLength(1);
+		expect(failedSignature.title).toContain("SPF passes only for another domain than your From address's");
+	});
+
+	test("all-good with what a real recipient would do: delivered, or could not be checked (never a pass)", async () => {
+		const delivered = verdictOf(
+			await checkedAs({
+				spf: "pass",
+				spfAligned: true,
+				dkim: [],
+				dmarc: { result: "pass", policy: "reject" },
+				likely: "deliver",
+			}),
+		);
+		expect([delivered.rule, delivered.title]).toEqual([
+			"all-good",
+			"All good: the test arrived complete. Gmail or Microsoft 365 would likely deliver it to the inbox.",
+		]);
+		const unknown = verdictOf(
+			await checkedAs({
+				spf: "unknown",
+				spfAligned: false,
+				dkim: [],
+				dmarc: { result: "unknown", policy: null },
+				likely: "unknown",
+			}),
+		);
+		expect([unknown.rule, unknown.title]).toEqual([
+			"all-good",
+			"All good: the test arrived complete. Whether Gmail or Microsoft 365 would take it could not be checked (DNS did not answer in time, or gave no usable answer).",
+		]);
+	});
+
+	test("tiff-not-tiff-f: a T.37 TIFF whose page 2 is a 300 dpi A4 scan's width", async () => {
+		const report = await emailReport("t37-tiff-f.eml");
+		const scan = await scanFacts(await bytes("fixtures/scans/t37-wide-page2.tif"), "tiff");
+		const verdict = expectRule(
+			{ ...report, email: report.email && { ...report.email, scan } },
+			"tiff-not-tiff-f",
+		);
+		expect([verdict.title, verdict.row]).toEqual([
+			"The Internet fax arrived, but its TIFF is not TIFF-F (RFC 3949), which a fax gateway may refuse: page 2 is 2480 pixels wide; TIFF-F pages are 1728.",
+			"not TIFF-F",
+		]);
+	});
+
+	test("email-clock: a device 3 hours behind our mail server is a time-zone mistake; 7 minutes ahead, a drifting clock", async () => {
+		const behind = await emailReport(
+			"scan-to-email.eml",
+			(message) => message.replace(/^Date: .*$/m, "Date: Fri, 20 Nov 2026 06:15:40 +0100"),
+			true,
+		);
+		expect(expectRule(behind, "email-clock")).toMatchObject({
+			title:
+				"The test arrived complete, but its time is wrong. The device's clock is 3 hours behind ours: a time zone set wrongly (a local time sent as UTC, or the wrong zone).",
+			advice: ["Set the device's time zone (and daylight saving time) to where it stands."],
+			row: "device's time zone wrong",
+		});
+		const ahead = await emailReport(
+			"scan-to-email.eml",
+			(message) => message.replace(/^Date: .*$/m, "Date: Fri, 20 Nov 2026 09:22:31 +0100"),
+			true,
+		);
+		expect(verdictOf(ahead)).toMatchObject({
+			title:
+				"The test arrived complete, but its time is wrong. The device's clock is 7 minutes ahead of ours: the clock has drifted, or was never set.",
+			row: "device's clock wrong",
+		});
+		// Within two minutes: no word of it.
+		const close = await emailReport(
+			"scan-to-email.eml",
+			(message) => message.replace(/^Date: .*$/m, "Date: Fri, 20 Nov 2026 09:17:31 +0100"),
+			true,
+		);
+		expect(verdictOf(close).rule).toBe("all-good");
 	});
 
 	test("all-good: a scan-to-email PDF and a T.37 TIFF-F", async () => {

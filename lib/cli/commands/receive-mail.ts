@@ -31,7 +31,12 @@ message and tries again; the reason is on standard error.`,
 			const bytes = await io.readStdin(MAX_EMAIL_BYTES + 1);
 			const received = await storeReceived(
 				config,
-				{ bytes, filename: null, source: "email", relayed: { queueId } },
+				{
+					bytes,
+					filename: null,
+					source: "email",
+					relayed: { queueId, checks: { dnsServers: config.dnsServers } },
+				},
 				io.clock(),
 			);
 			if (received instanceof Error) throw received;
