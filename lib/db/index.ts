@@ -1,4 +1,4 @@
-// SQLite: the schema and every statement on faxes.
+// The store of the faxes, awaited on both engines (bun:sqlite, PostgreSQL): the schema and every statement.
 
 export type { CallRow, CallWrite } from "./calls-in-progress.ts";
 export { COMMIT_SOURCES, type CommitSource, type FreshnessSource } from "./commit-counter.ts";
