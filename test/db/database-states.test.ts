@@ -68,7 +68,7 @@ test("an instance on a standby whose schema does not exist yet waits in one line
 	await Bun.sleep(5000);
 	expect(eventsOf(lines)).toEqual([
 		"waiting for the database before listening (this node is a standby and its database has no schema yet: " +
-			"the primary makes it (an instance or `fax check` whose DATABASE_URL names the primary), then this node replays it)",
+			"the primary makes it (an instance or `fax check` whose DATABASE_URL or DATABASE_WRITE_URL names the primary), then this node replays it)",
 	]);
 	const store = new FaxStore(await openEngine({ databasePath: "", databaseUrl: url, busyTimeoutMs: 2000 }));
 	await store.close();

@@ -69,7 +69,7 @@ async function migrateHere(db: PostgresDatabase, session: SqlSession): Promise<v
 	if (version < SCHEMA_VERSION && (await isStandby(db))) {
 		throw new SchemaNotReadyError(
 			`this node is a standby and its database has ${known ? `schema version ${version}, not ${SCHEMA_VERSION}` : "no schema"} yet: ` +
-				"the primary makes it (an instance or `fax check` whose DATABASE_URL names the primary), then this node replays it",
+				"the primary makes it (an instance or `fax check` whose DATABASE_URL or DATABASE_WRITE_URL names the primary), then this node replays it",
 		);
 	}
 	await session.exec("BEGIN");
