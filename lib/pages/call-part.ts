@@ -1,7 +1,14 @@
 // The call's part of a fax page: the verdict at the top, and the timeline of
 // the call with HylaFAX's own lines beside it. Both read the one model of the
 // call (lib/report/call-model.ts) and the verdict built on it.
-import { type CallModel, type CallStep, type FaxReport, type PageModel, verdictOf } from "../report/index.ts";
+import {
+	type CallModel,
+	type CallStep,
+	type EmailModel,
+	type FaxReport,
+	type PageModel,
+	verdictOf,
+} from "../report/index.ts";
 import { escapeHtml } from "./html.ts";
 import { numberText } from "./text.ts";
 
@@ -142,8 +149,8 @@ const STATUS_WORDS = {
 };
 
 /** The verdict at the top of a fax's page, and what to change; `data-row` is what its list row says. */
-export function verdictPart(report: FaxReport, call: CallModel | null): string {
-	const verdict = verdictOf(report, call);
+export function verdictPart(report: FaxReport, call: CallModel | null, email: EmailModel | null): string {
+	const verdict = verdictOf(report, call, email);
 	const advice =
 		verdict.advice.length === 0
 			? ""

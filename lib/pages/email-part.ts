@@ -4,7 +4,7 @@
 // names the sender's domain or address: "your domain", never the domain.
 import type { ScanPage } from "../document/index.ts";
 import type { EmailModel, EmailReport } from "../report/index.ts";
-import { emailModel, MAIL_LIMITS_MB } from "../report/index.ts";
+import { MAIL_LIMITS_MB } from "../report/index.ts";
 import { escapeHtml } from "./html.ts";
 import { shortSize } from "./text.ts";
 
@@ -52,8 +52,7 @@ export function sizeWords(model: EmailModel): string | null {
 }
 
 /** The rows of an email test's model, after the ones of its delivery. */
-export function emailModelRows(email: EmailReport): Row[] {
-	const model = emailModel(email);
+export function emailModelRows(email: EmailReport, model: EmailModel): Row[] {
 	const rows = scanRows(model);
 	const size = sizeWords(model);
 	if (size !== null) rows.push(["A longer scan", escapeHtml(size)]);

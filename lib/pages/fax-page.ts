@@ -1,6 +1,6 @@
 import type { SendTo } from "../config.ts";
 import type { Fax } from "../fax/index.ts";
-import { type CallModel, callModel, type FaxReport } from "../report/index.ts";
+import { type CallModel, callModel, emailModelOf, type FaxReport } from "../report/index.ts";
 import { callPart, verdictPart } from "./call-part.ts";
 import { escapeHtml, type HtmlPage, htmlPage, pageScript } from "./html.ts";
 import { reportPart } from "./report-part.ts";
@@ -66,12 +66,13 @@ function countRows(fax: Fax, report: FaxReport | null, call: CallModel | null): 
  * script; with its transmission report when ingest kept one.
  */
 export function faxPage(fax: Fax, report: FaxReport | null, sendTo: SendTo): HtmlPage {
-	// Built once: the verdict, the rows and the timeline all read it.
+	// Built once: the verdict, the rows and the timeline all read them.
 	const call = report === null ? null : callModel(report);
+	const email = report === null ? null : emailModelOf(report);
 	const sender = fax.from === null ? "Unknown (the fax came with no sender ID)" : escapeHtml(fax.from);
 	const body = `<main>
 <h1>Test fax ${escapeHtml(fax.slug)}</h1>
-${report === null ? "" : verdictPart(report, call)}
+${report === null ? "" : verdictPart(report, call, email)}
 <dl>
 <dt>Sender</dt><dd>${sender}</dd>
 <dt>Source</dt><dd>${SOURCES[fax.source]}</dd>
@@ -79,7 +80,7 @@ ${report === null ? "" : verdictPart(report, call)}
 ${countRows(fax, report, call)}
 </dl>
 ${filesPart(fax, report)}
-${report === null ? "" : reportPart(report, fax.from)}
+${report === null ? "" : reportPart(report, fax.from, email)}
 ${report === null ? "" : callPart(report, call)}
 ${sendToPart(sendTo)}
 </main>

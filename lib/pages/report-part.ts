@@ -1,4 +1,12 @@
-import type { DocumentReport, EmailReport, FaxReport, SessionReport, TiffPage } from "../report/index.ts";
+import { PAPER_SIZES } from "../document/index.ts";
+import type {
+	DocumentReport,
+	EmailModel,
+	EmailReport,
+	FaxReport,
+	SessionReport,
+	TiffPage,
+} from "../report/index.ts";
 import { faxinfoTime } from "../report/index.ts";
 import { emailModelRows } from "./email-part.ts";
 import { escapeHtml } from "./html.ts";
@@ -28,14 +36,9 @@ const QUALITY_WORDS: Record<string, string> = {
 	Superfine: "superfine",
 	Hyperfine: "hyperfine",
 };
-// Page sizes a fax page is measured against (mm), within MM_TOLERANCE.
-const PAPER: [string, number, number][] = [
-	["A4", 210, 297],
-	["US Letter", 215.9, 279.4],
-	["US Legal", 215.9, 355.6],
-	["B4", 250, 353],
-	["A3", 297, 420],
-];
+// The paper sizes a fax page is measured against (of the standard ones), within MM_TOLERANCE.
+const FAX_PAPER = new Set(["A4", "US Letter", "US Legal", "B4", "A3"]);
+const PAPER = PAPER_SIZES.filter(([name]) => FAX_PAPER.has(name));
 // A fax line is 215 mm for A4 paper: widths are compared loosely.
 const MM_TOLERANCE = 7;
 
@@ -117,7 +120,7 @@ function kindOf(email: EmailReport): string {
 	return "An attachment that is not a readable PDF or TIFF, whatever its MIME type below says";
 }
 
-function emailRows(email: EmailReport): Row[] {
+function emailRows(email: EmailReport, model: EmailModel): Row[] {
 	const rows: Row[] = [["Kind of test", kindOf(email)]];
 	if (email.mimeType !== null) rows.push(["MIME type", `<code>${escapeHtml(email.mimeType)}</code>`]);
 	if (email.attachmentName !== null) rows.push(["Attachment", escapeHtml(email.attachmentName)]);
@@ -125,7 +128,7 @@ function emailRows(email: EmailReport): Row[] {
 	if (email.relayHost !== null) rows.push(["Sending mail host", escapeHtml(email.relayHost)]);
 	const tls = tlsText(email.tls);
 	if (tls !== null) rows.push(["Came over TLS", tls]);
-	return [...rows, ...emailModelRows(email)];
+	return [...rows, ...emailModelRows(email, model)];
 }
 
 /** The phone test's station ID as the received file holds it, masked as every sender. */
@@ -139,9 +142,9 @@ function stationRow(report: FaxReport, maskedFrom: string | null): Row[] {
  * The transmission report's section of a fax page: how the fax was sent, from
  * the received file's tags and its delivery. Every value is escaped here.
  */
-export function reportPart(report: FaxReport, maskedFrom: string | null): string {
+export function reportPart(report: FaxReport, maskedFrom: string | null, email: EmailModel | null): string {
 	const rows = [
-		...(report.email === null ? [] : emailRows(report.email)),
+		...(report.email === null || email === null ? [] : emailRows(report.email, email)),
 		...(report.session === null ? [] : sessionRows(report.session)),
 		...documentRows(report.document, report.session),
 		...stationRow(report, maskedFrom),

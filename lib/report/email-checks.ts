@@ -4,6 +4,7 @@
 // receipt and are kept with the report; neither ever stops the hand-over.
 import { detectFormat, type FaxEmail, scanFacts } from "../document/index.ts";
 import { authReport } from "./auth-report.ts";
+import { receivedFrom } from "./email-report.ts";
 import { checkMailAuth, type MailTransaction } from "./mail-auth.ts";
 import type { EmailReport } from "./report.ts";
 
@@ -18,24 +19,16 @@ export interface MailChecks {
 	dnsServers: string[] | null;
 }
 
-// Postfix's smtpd writes `from HELO (NAME [ADDRESS])` (email-report.ts); an
-// IPv6 address may carry Postfix's "IPv6:" tag.
-const FROM = /^\s*from\s+(\S+)\s+\(\S+\s+\[(?:IPv6:)?([^\]]+)\]\)/i;
-
 /**
  * Our mail server's record of the SMTP transaction: the client's address and
  * HELO from the Received header it wrote, the envelope sender from the
  * Return-Path its pipe prepends. Null when either is missing: no check then.
  */
 export function transactionOf(email: FaxEmail): MailTransaction | null {
-	const from = email.firstReceived === null ? null : FROM.exec(email.firstReceived);
-	if (from === null || email.returnPath === null) return null;
+	const from = email.firstReceived === null ? null : receivedFrom(email.firstReceived);
+	if (from === null || from.address === "" || email.returnPath === null) return null;
 	const sender = email.returnPath.replace(/^<|>$/g, "").trim();
-	return {
-		clientAddress: from[2] ?? "",
-		helo: from[1] ?? null,
-		envelopeSender: sender === "" ? null : sender,
-	};
+	return { clientAddress: from.address, helo: from.helo, envelopeSender: sender === "" ? null : sender };
 }
 
 /** The scan page by page; null without an attachment this site reads, or one that cannot be read. */

@@ -3,6 +3,7 @@
 // its delivery, the document), read once into the facts every view shows:
 // the verdict, its advice, the page's rows and the list row.
 import type { ScanPage } from "../document/index.ts";
+import { maskSender } from "../fax/index.ts";
 import { type AuthModel, authModel } from "./auth-model.ts";
 import type { EmailReport } from "./report.ts";
 
@@ -73,11 +74,11 @@ export function deviceClock(offsetSeconds: number | null | undefined): DeviceClo
 	return { offsetSeconds, timeZone, words: `The device's clock is ${words}.` };
 }
 
-// An address in a device's own words (a Creator with its owner's email) is masked like any sender's.
+// An address in a device's own words (a Creator with its owner's email) is masked as every sender is.
 const ADDRESS = /[^\s@()<>]+@[^\s@()<>]+/g;
 
 function masked(text: string | null): string | null {
-	return text === null || text === "" ? null : text.replace(ADDRESS, "(an address)");
+	return text === null || text === "" ? null : text.replace(ADDRESS, (address) => maskSender(address) ?? "");
 }
 
 /** A longer scan's email against the common limits, when it is over one; null when it fits them all. */

@@ -7,7 +7,8 @@ import type { EmailReport } from "./report.ts";
 //   (using PROTOCOL with cipher CIPHER (USED/ALGORITHM bits) ...)
 // NAME is the client's verified reverse-DNS name, or "unknown" (smtpd.c):
 // always so on a host whose chrooted smtpd cannot resolve (Debian's default).
-const FROM = /^\s*from\s+(\S+)\s+\((\S+)\s+\[[^\]]*\]\)/i;
+// An IPv6 address may carry Postfix's "IPv6:" tag.
+const FROM = /^\s*from\s+(\S+)\s+\((\S+)\s+\[(?:IPv6:)?([^\]]*)\]\)/i;
 const TLS = /\(using\s+(\S+)\s+with\s+cipher\s+(\S+)\s+\((\d+)\/\d+\s+bits\)/i;
 // RFC 3848: a with-protocol ending in S (ESMTPS, ESMTPSA, UTF8SMTPS…) means TLS.
 const WITH = /\swith\s+([A-Z0-9]+)\b/i;
@@ -29,6 +30,14 @@ function tlsOf(received: string): EmailReport["tls"] {
 	const protocol = WITH.exec(received)?.[1]?.toUpperCase();
 	if (protocol === undefined) return null;
 	return /SA?$/.test(protocol) ? { protocol: "TLS", cipher: null, bits: null } : "none";
+}
+
+/** The client of our Postfix's Received header: the name it gave (HELO), its verified name ("unknown" when none), its address. */
+export function receivedFrom(received: string): { helo: string; verified: string; address: string } | null {
+	const from = FROM.exec(received);
+	if (from === null) return null;
+	const [, helo = "", verified = "", address = ""] = from;
+	return { helo, verified, address };
 }
 
 /**
@@ -58,9 +67,9 @@ function withoutOwnDomain(name: string, own: string[]): string {
  * domain". The address stays off the page.
  */
 function relayHostOf(received: string, sender: string | null): string | null {
-	const from = FROM.exec(received);
-	if (!from) return null;
-	const [, helo = "", verified = ""] = from;
+	const from = receivedFrom(received);
+	if (from === null) return null;
+	const { helo, verified } = from;
 	const own = ownDomains(sender);
 	if (verified.toLowerCase() !== "unknown") return withoutOwnDomain(verified, own);
 	const named = withoutOwnDomain(helo.replace(UNSAFE, "").slice(0, MAX_NAME), own);

@@ -41,4 +41,4 @@ export type {
 	TiffPage,
 } from "./report.ts";
 export { type CallStep, callKeyOf, parseSessionLog, SessionReader, type T30Session } from "./t30-session.ts";
-export { outcomeOfReport, VERDICTS, type Verdict, verdictOf } from "./verdict.ts";
+export { emailModelOf, outcomeOfReport, VERDICTS, type Verdict, verdictOf } from "./verdict.ts";

@@ -258,9 +258,21 @@ export const VERDICTS: Rule[] = [
 	},
 ];
 
-/** The verdict of a fax's report: the first rule of VERDICTS that holds; `model` when the caller built it already. */
-export function verdictOf(report: FaxReport, model: CallModel | null = callModel(report)): Verdict {
-	const facts: Facts = { report, model, email: report.email === null ? null : emailModel(report.email) };
+/** An email test's model, from its report; null for a fax by phone. */
+export function emailModelOf(report: FaxReport): EmailModel | null {
+	return report.email === null ? null : emailModel(report.email);
+}
+
+/**
+ * The verdict of a fax's report: the first rule of VERDICTS that holds;
+ * `model` and `email` when the caller built them already.
+ */
+export function verdictOf(
+	report: FaxReport,
+	model: CallModel | null = callModel(report),
+	email: EmailModel | null = emailModelOf(report),
+): Verdict {
+	const facts: Facts = { report, model, email };
 	const rule = VERDICTS.find((candidate) => candidate.when(facts)) ?? (VERDICTS.at(-1) as Rule);
 	// A good verdict advises nothing: a damaged goodbye after the last page did the test no harm.
 	const advice =

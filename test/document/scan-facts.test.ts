@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { degrees, PDFDocument } from "pdf-lib";
 import sharp from "sharp";
 import { parseFaxEmail, type ScanPage, scanFacts } from "../../lib/document/index.ts";
-import { cleanText, paperName } from "../../lib/document/scan-facts.ts";
+import { paperName } from "../../lib/document/paper-sizes.ts";
+import { cleanText } from "../../lib/document/scan-facts.ts";
 import { TIFF_TAG } from "../../lib/document/tiff-directories.ts";
 import { runCommand } from "../../testkit/processes.ts";
 import {

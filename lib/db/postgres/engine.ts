@@ -94,8 +94,8 @@ export interface PostgresUrls {
 }
 
 /** A connection of a database brought to this program's schema. */
-async function openMigrated(urls: PostgresUrls, connections: number): Promise<PostgresDatabase> {
-	const db = new PostgresDatabase(urls.reads, { poolSize: connections, writeUrl: urls.writes });
+async function openMigrated(urls: PostgresUrls): Promise<PostgresDatabase> {
+	const db = new PostgresDatabase(urls.reads, { writeUrl: urls.writes });
 	try {
 		await migratePostgres(db);
 		return db;
@@ -123,7 +123,7 @@ async function positionOf(db: PostgresDatabase): Promise<CommitPosition> {
  */
 export async function openPostgresEngine(urls: PostgresUrls, busyTimeoutMs: number): Promise<StoreEngine> {
 	const url = urls.reads;
-	const db = await openMigrated(urls, 8);
+	const db = await openMigrated(urls);
 	const purgeSession = new PostgresDatabase(urls.writes, { poolSize: 1 });
 	let watch: Promise<PostgresCommitWatch> | undefined;
 	let probe: PostgresProbe | undefined;
