@@ -8,7 +8,7 @@
 //   carry a sender of their own, so that its list is at most 100 long;
 // - the readers: GET /api/faxes?limit=100 through the public address, in a
 //   loop, every answer's status kept.
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type ClusterNode, follows, type Member, type Roles, TTL_SECONDS, until, whole } from "./cluster.ts";
 import type { Instance, Site } from "./cluster-site.ts";
@@ -250,17 +250,33 @@ function holdWaits(url: string): Promise<HeldWait[]> {
 
 /** Waits until every node of `nodes` streams from the primary as a standby, on its timeline. */
 async function untilStreaming(site: Site, nodes: ClusterNode[]): Promise<void> {
-	await until(
-		`${nodes.map((node) => node.name).join(" and ")} streaming as standbys`,
-		async () => {
-			const members = await site.cluster.members();
-			const member = (node: ClusterNode) => members.find((m) => m.name === node.name);
-			return nodes.every(
-				(node) => follows(member(node), members) && site.cluster.walReceiver(node) === "streaming",
-			);
-		},
-		120_000,
-	);
+	let members: Member[] = [];
+	const streaming = (node: ClusterNode) =>
+		follows(
+			members.find((m) => m.name === node.name),
+			members,
+		) && site.cluster.walReceiver(node) === "streaming";
+	try {
+		await until(
+			`${nodes.map((node) => node.name).join(" and ")} streaming as standbys`,
+			async () => {
+				members = await site.cluster.members();
+				return nodes.every(streaming);
+			},
+			120_000,
+		);
+	} catch (error) {
+		// Why a node never followed is in the Patroni logs, which the site removes with their folders.
+		throw new Error(
+			`${error}; members ${JSON.stringify(members)}; ${site.cluster.nodes.map(patroniTail).join("; ")}`,
+		);
+	}
+}
+
+function patroniTail(node: ClusterNode): string {
+	const log = readFileSync(join(node.dir, "patroni.log"), "utf8").trim().split("\n");
+	const said = log.filter((line) => !/INFO: no action\. I am/.test(line));
+	return `${node.name}'s Patroni log ends: ${said.slice(-30).join(" | ")}`;
 }
 
 async function rejoined(site: Site, node: ClusterNode, lastSlug: string): Promise<Rejoined> {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { parseFaxEmail } from "../lib/document/index.ts";
 import { maskSender } from "../lib/fax/index.ts";
 import { buildReport, checkedEmailReport, type FaxReport, NO_PAGE_REASON } from "../lib/report/index.ts";
+import { demoEmailReports } from "./demo-emails.ts";
 
 const ROOT = join(import.meta.dir, "..");
 export const DEMO_FILE = join(ROOT, "fixtures/demo-faxes.json");
@@ -66,6 +67,7 @@ export async function demoReports(): Promise<Record<string, FaxReport>> {
 		}),
 		fax_DemoEmail001: await emailReport("t37-tiff-f.eml"),
 		fax_DemoBroken01: await emailReport("no-attachment.eml"),
+		...(await demoEmailReports()),
 	};
 }
 

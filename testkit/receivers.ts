@@ -40,6 +40,7 @@ export const ALL_RUNNING = [
 	"install.sh: faxgetty ttyIAX0 running",
 	"install.sh: faxgetty ttyIAX1 running",
 	"install.sh: call-watch running",
+	"install.sh: mail-watch running",
 	"install.sh: the API server running",
 ];
 
@@ -372,12 +373,17 @@ function markEarlierCalls(): void {
 	}
 }
 
-/** Sends a prepared message through Postfix on loopback, with STARTTLS; resolves once Postfix has queued it. */
+/**
+ * Sends a prepared message through Postfix on loopback, with STARTTLS, from
+ * the envelope sender `from` (swaks' own default otherwise); resolves once
+ * Postfix has queued it.
+ */
 export async function sendMail(
 	message: string,
-	options: { tls?: boolean } = {},
+	options: { tls?: boolean; from?: string } = {},
 ): Promise<{ queuedAtMs: number; queueId: string; transcript: string }> {
 	const tls = options.tls === false ? [] : ["--tls"];
+	const from = options.from === undefined ? [] : ["--from", options.from];
 	const child = Bun.spawn(
 		[
 			"swaks",
@@ -385,6 +391,7 @@ export async function sendMail(
 			"127.0.0.1:25",
 			"--suppress-data",
 			...tls,
+			...from,
 			"--to",
 			"fax@test.example",
 			"--data",
@@ -404,6 +411,51 @@ export async function sendMail(
 	if (queued === null)
 		throw new Error(`swaks: not queued:\n${seen}${await new Response(child.stderr).text()}`);
 	return { ...queued, transcript: seen };
+}
+
+/**
+ * Starts a message to `recipient` through Postfix on loopback and breaks the
+ * connection off after `bytes` of its DATA, as a device whose network fails
+ * mid-scan does. Resolves once the connection is closed.
+ */
+export async function breakOffMail(sender: string, recipient: string, bytes: number): Promise<void> {
+	const replies: string[] = [];
+	let wake: (() => void) | null = null;
+	const socket = await Bun.connect({
+		hostname: "127.0.0.1",
+		port: 25,
+		socket: {
+			data(_socket, chunk) {
+				replies.push(
+					...chunk
+						.toString()
+						.split("\r\n")
+						.filter((line) => /^\d{3} /.test(line)),
+				);
+				wake?.();
+			},
+		},
+	});
+	// Each command waits for its reply's last line, as an SMTP client without PIPELINING does.
+	const reply = async (code: string) => {
+		while (replies.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+		const line = replies.shift() ?? "";
+		if (!line.startsWith(code)) throw new Error(`SMTP: expected ${code}, got ${line}`);
+	};
+	await reply("220");
+	for (const [command, code] of [
+		["EHLO mfp.scan.test.example", "250"],
+		[`MAIL FROM:<${sender}>`, "250"],
+		[`RCPT TO:<${recipient}>`, "250"],
+		["DATA", "354"],
+	] as const) {
+		socket.write(`${command}\r\n`);
+		await reply(code);
+	}
+	socket.write(`Subject: cut short\r\n\r\n${"a".repeat(bytes)}`);
+	socket.flush();
+	await Bun.sleep(200);
+	socket.end();
 }
 
 /** Delivers the deferred mail now, as Postfix's queue manager does once the back-off time has passed. */

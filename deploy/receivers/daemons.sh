@@ -37,7 +37,7 @@ adopt() {
 start_all() {
 	check_pipeline
 	if [ "$systemd" = yes ]; then
-		units="postfix cron testfax-api testfax-call-watch"
+		units="postfix cron testfax-api testfax-call-watch testfax-mail-watch"
 		[ -z "$soft_modems" ] || units="$units iaxmodem"
 		for tty in $(receiving_ttys); do units="$units faxgetty@$tty"; done
 		# shellcheck disable=SC2086 # one word per unit
@@ -60,6 +60,7 @@ start_all() {
 		alive "faxgetty-$tty" || spawn "faxgetty-$tty" env -i /usr/sbin/faxgetty "$tty"
 	done
 	start_call_watch
+	start_mail_watch
 	start_server
 }
 
@@ -73,6 +74,17 @@ start_call_watch() {
 	fi
 	spawn call-watch setpriv --reuid=uucp --regid=uucp --init-groups env -i "$HERE/hylafax/call-watch"
 	printf '%s\n' "$app" >"$RUN/call-watch.app"
+}
+
+# As testfax-maillog, which may read Postfix's log (group adm); replaced as call-watch is.
+start_mail_watch() {
+	if alive mail-watch; then
+		[ "$(cat "$RUN/mail-watch.app" 2>/dev/null)" != "$app" ] || return 0
+		stop mail-watch
+	fi
+	spawn mail-watch setpriv --reuid=testfax-maillog --regid=testfax-maillog --init-groups \
+		env -i "$HERE/postfix/mail-watch"
+	printf '%s\n' "$app" >"$RUN/mail-watch.app"
 }
 
 # The logs hold raw sender addresses, which the API masks: root and adm only.
@@ -134,7 +146,7 @@ stop_all() {
 		systemctl stop testfax-api
 		return 0
 	fi
-	for name in server call-watch $(receiving_ttys | sed 's/^/faxgetty-/') hfaxd faxq \
+	for name in server call-watch mail-watch $(receiving_ttys | sed 's/^/faxgetty-/') hfaxd faxq \
 		$(for tty in $soft_modems; do echo "iaxmodem-$tty"; done) cron; do
 		stop "$name"
 	done
@@ -173,7 +185,7 @@ pid_of() {
 # One line per daemon the receivers need; 3 when any one is down.
 status_all() {
 	if [ "$systemd" = yes ]; then
-		units="postfix cron faxq testfax-api testfax-call-watch"
+		units="postfix cron faxq testfax-api testfax-call-watch testfax-mail-watch"
 		[ -z "$soft_modems" ] || units="$units iaxmodem"
 		for tty in $(receiving_ttys); do units="$units faxgetty@$tty"; done
 		down=0
@@ -194,6 +206,7 @@ status_all() {
 		report "faxgetty $tty" "$(pid_of "faxgetty-$tty" -x -f "/usr/sbin/faxgetty $tty")" || down=3
 	done
 	report call-watch "$(pid_of call-watch -u uucp -x -f "/bin/sh $HERE/hylafax/call-watch")" || down=3
+	report mail-watch "$(pid_of mail-watch -u testfax-maillog -x -f "/bin/sh $HERE/postfix/mail-watch")" || down=3
 	report "the API server" "$(pid_of server -x -f "$app/node_modules/.bin/bun bin/server.ts")" || down=3
 	return "$down"
 }

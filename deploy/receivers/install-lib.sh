@@ -61,7 +61,11 @@ configure_postfix() {
 	install -d -m 0755 /etc/postfix/testfax
 	for a in $addresses; do printf '%s\ttestfax:\n' "$a"; done | put_file /etc/postfix/testfax/transport 0644 root:root
 	for a in $addresses; do printf '%s\tOK\n' "$a"; done | put_file /etc/postfix/testfax/relay_recipients 0644 root:root
-	for map in transport relay_recipients; do
+	# smtpd logs a line for each test address it accepts: mail-watch follows a
+	# message from it to a refusal or a broken-off transfer (lib/ingest/postfix-log.ts).
+	for a in $addresses; do printf '%s\tWARN testfax test address\n' "$a"; done |
+		put_file /etc/postfix/testfax/watch 0644 root:root
+	for map in transport relay_recipients watch; do
 		source=/etc/postfix/testfax/$map
 		if [ ! -e "$source.db" ] || [ -n "$(find "$source" -newer "$source.db")" ]; then
 			postmap "/etc/postfix/testfax/$map"
@@ -70,6 +74,7 @@ configure_postfix() {
 	done
 	postconf_add transport_maps hash:/etc/postfix/testfax/transport
 	postconf_add relay_recipient_maps hash:/etc/postfix/testfax/relay_recipients
+	add_watch_map
 	for domain in $domains; do
 		postconf_add relay_domains "$domain"
 		keep_out_of_mydestination "$domain"
@@ -83,16 +88,29 @@ configure_postfix() {
 	[ "$mailbox" -eq 0 ] || [ "$mailbox" -ge 62914560 ] ||
 		die "Postfix's mailbox_size_limit ($mailbox) is below message_size_limit 62914560: raise it or set it to 0"
 	configure_postfix_tls
-	# Without systemd's journal, a file: an operator's own choice stays,
-	# unless its folder is gone (Postfix would not start).
+	# A file, which mail-watch follows, with or without systemd's journal: an
+	# operator's own choice stays, unless its folder is gone (Postfix would not start).
 	log=$(postconf -h maillog_file)
 	[ -z "$log" ] || [ -d "$(dirname -- "$log")" ] || postconf_set maillog_file /var/log/mail.log "$log"
-	[ "$systemd" = yes ] || [ -n "$(postconf -h maillog_file)" ] || postconf_set maillog_file /var/log/mail.log
+	[ -n "$(postconf -h maillog_file)" ] || postconf_set maillog_file /var/log/mail.log
+	# It holds raw sender addresses: root and adm (mail-watch's user) only.
+	log=$(postconf -h maillog_file)
+	[ -e "$log" ] || install -m 0640 -o root -g adm /dev/null "$log"
 	configure_pipe
 	if [ "$postfix_changed" = yes ] && postfix status >/dev/null 2>&1; then
 		out=$(postfix reload 2>&1) || die "postfix reload failed: $out"
 		say "Postfix reloaded"
 	fi
+}
+
+# The watch map first among the recipient restrictions: its WARN decides
+# nothing, so whatever the operator's own restrictions say still holds.
+add_watch_map() {
+	current=$(postconf -h smtpd_recipient_restrictions)
+	printf '%s\n' "$current" | items | grep -qxF hash:/etc/postfix/testfax/watch && return 0
+	postconf -e "smtpd_recipient_restrictions = check_recipient_access hash:/etc/postfix/testfax/watch${current:+, $current}"
+	say "Postfix: the watch map added to smtpd_recipient_restrictions"
+	postfix_changed=yes
 }
 
 keep_out_of_mydestination() {
@@ -207,9 +225,20 @@ copy_hylafax_config() {
 	fi
 }
 
+# Postfix's log reader: a user of its own in adm, the group that may read
+# the logs, so that neither testfax nor Postfix's users can.
+add_log_reader() {
+	id -u testfax-maillog >/dev/null 2>&1 && return 0
+	useradd --system --user-group --groups adm --no-create-home --home-dir /nonexistent \
+		--shell /usr/sbin/nologin testfax-maillog
+	say "user testfax-maillog (group adm: reads Postfix's log for mail-watch)"
+}
+
 install_hand_over() {
-	for path in "$app" "$HAND_OVER" "$HERE/hylafax/faxrcvd" "$HERE/postfix/testfax-mail" "$app/bin/testfax"; do
-		for user in uucp testfax; do
+	add_log_reader
+	for path in "$app" "$HAND_OVER" "$HERE/hylafax/faxrcvd" "$HERE/postfix/testfax-mail" \
+		"$HERE/postfix/mail-watch" "$HERE/postfix/watch-mail" "$app/bin/testfax"; do
+		for user in uucp testfax testfax-maillog; do
 			! setpriv --reuid="$user" --regid="$user" --init-groups test -w "$path" ||
 				die "$user may write $path: the hand-over would let it run anything as testfax"
 		done
@@ -223,6 +252,9 @@ install_hand_over() {
 		echo "# descriptor 3 may stay open (sudo -C 4): the call's session log."
 		echo "Defaults!$HAND_OVER !use_pty, !pam_session, closefrom_override"
 		echo "uucp ALL=(testfax) NOPASSWD: $HAND_OVER"
+		echo "# Postfix's log reader (mail-watch) hands smtpd's lines over, with this one command only."
+		echo "Defaults!$HERE/postfix/watch-mail !use_pty, !pam_session"
+		echo "testfax-maillog ALL=(testfax) NOPASSWD: $HERE/postfix/watch-mail"
 	} >"$tmp"
 	visudo -cqf "$tmp" || die "sudoers rule for $HAND_OVER refused by visudo"
 	put_file /etc/sudoers.d/testfax 0440 root:root <"$tmp"
@@ -252,6 +284,21 @@ install_unit() {
 		echo "[Install]"
 		echo "WantedBy=multi-user.target"
 	} | put_file /etc/systemd/system/testfax-call-watch.service 0644 root:root
+	{
+		echo "# Written by testfax-api's deploy/receivers/install.sh: a message to a test"
+		echo "# address Postfix did not take whole, listed (docs/operations/receivers.md)."
+		echo "[Unit]"
+		echo "Description=testfax-api mail-watch"
+		echo "After=postfix.service"
+		echo "[Service]"
+		echo "User=testfax-maillog"
+		echo "Group=testfax-maillog"
+		echo "SupplementaryGroups=adm"
+		echo "ExecStart=$HERE/postfix/mail-watch"
+		echo "Restart=always"
+		echo "[Install]"
+		echo "WantedBy=multi-user.target"
+	} | put_file /etc/systemd/system/testfax-mail-watch.service 0644 root:root
 	install_api_unit
 	systemctl daemon-reload
 }

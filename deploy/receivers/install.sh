@@ -21,7 +21,9 @@ Installs and configures, on Debian 12, as root, with or without systemd:
   hand-over  /etc/sudoers.d/testfax: uucp may run exactly one command as
              testfax; /etc/cron.d/testfax: the sweep of the receive queue;
              call-watch (as uucp; a unit with systemd): a call that failed in
-             the handshake, listed as HylaFAX ends it
+             the handshake, listed as HylaFAX ends it; mail-watch (as
+             testfax-maillog, group adm; a unit with systemd): a message to
+             a fax address Postfix refused or that broke off, listed
   service    the user testfax, /etc/testfax-api/testfax.env (kept when it
              exists), its data folders, the unit testfax-api.service: the
              steps of deploy/runtime/install-instance.sh
@@ -43,7 +45,8 @@ Options:
   --stop              stop what --start started (nothing else; the syslog
                       daemon it started keeps running)
   --status            one line per daemon: Postfix, cron, faxq, each
-                      iaxmodem, each faxgetty, call-watch, the API server;
+                      iaxmodem, each faxgetty, call-watch, mail-watch, the
+                      API server;
                       exit 0 when all run, 3 when any one does not
   --restart server    restart the API server alone (after editing the
                       settings file), with or without systemd

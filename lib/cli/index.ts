@@ -19,6 +19,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
 	check: async () => (await import("./commands/check.ts")).checkCommand,
 	reprocess: async () => (await import("./commands/reprocess.ts")).reprocessCommand,
 	"follow-call": async () => (await import("./commands/follow-call.ts")).followCallCommand,
+	"watch-mail": async () => (await import("./commands/watch-mail.ts")).watchMailCommand,
 };
 
 /**

@@ -21,10 +21,10 @@ interface DemoRecord extends Record<string, unknown> {
  * Loads the demo faxes into an empty database, their times relative to now so a
  * first run shows a list in the default 24-hour window, a removed and an expired
  * fax. Each processed one gets a real PDF and thumbnail through the ingest
- * pipeline, so the links of a first run work and `file_size` is true; five
+ * pipeline, so the links of a first run work and `file_size` is true; twelve
  * carry the transmission report of a real call or email: a complete phone
- * report, a call cut during a page, one cut before page 1, a T.37 email and
- * a scan that came without its attachment, each with its verdict.
+ * report, a call cut during a page, one cut before page 1, and an email test
+ * for each verdict one can have (testkit/demo-reports.ts).
  */
 export async function seedDemoFaxes(
 	store: FaxStore,

@@ -18,6 +18,7 @@ import {
 	checkedEmailReport,
 	type HylafaxCall,
 	type MailChecks,
+	type MailRefusalReport,
 	NO_PAGE_REASON,
 } from "../report/index.ts";
 import { deleteFaxFiles, writeFaxFiles } from "../storage/index.ts";
@@ -48,6 +49,8 @@ export interface ReceivedFile {
 	 * left no file (it ended before its first page).
 	 */
 	hylafax?: HylafaxCall;
+	/** A message to a test address our mail server did not take whole: `bytes` is empty, nothing of it arrived. */
+	refused?: MailRefusalReport;
 }
 
 export type Received =
@@ -84,6 +87,7 @@ const EMAIL_TOO_LARGE_REASON = `email is larger than ${MAX_EMAIL_BYTES / 1024 / 
  * waiting for its address sees why.
  */
 export async function emailOf(file: ReceivedFile): Promise<FaxEmail | null> {
+	if (file.refused !== undefined) return null;
 	if (detectFormat(file.bytes, file.filename ?? undefined) !== "email") return null;
 	if (file.bytes.byteLength > MAX_EMAIL_BYTES) return parseFaxEmailHeader(file.bytes);
 	return parseFaxEmail(file.bytes);
@@ -98,6 +102,22 @@ export function documentOf(
 	const tooLarge = file.bytes.byteLength > MAX_EMAIL_BYTES;
 	const reason = tooLarge ? EMAIL_TOO_LARGE_REASON : (email.searchLimit ?? NO_ATTACHMENT_REASON);
 	return Promise.resolve({ ok: false, reason });
+}
+
+/** The operator's reason for a message to a test address our mail server did not take whole. */
+export function refusalReason(refused: MailRefusalReport): string {
+	if (refused.kind === "too-large")
+		return `the mail server refused the message: larger than ${refused.limitBytes} bytes`;
+	const bytes = refused.bytes === null ? "" : ` after ${refused.bytes} bytes`;
+	return refused.kind === "lost"
+		? `the connection was lost during the message${bytes}`
+		: `the sender stopped sending during the message${bytes}`;
+}
+
+function resultOf(file: ReceivedFile, email: FaxEmail | null): Promise<ProcessedDocument | NotProcessable> {
+	if (file.hylafax?.callOnly) return Promise.resolve({ ok: false, reason: NO_PAGE_REASON });
+	if (file.refused !== undefined) return Promise.resolve({ ok: false, reason: refusalReason(file.refused) });
+	return documentOf(file, email);
 }
 
 /** The email's document, or its body when it has none: what the receipt key tells apart. */
@@ -166,8 +186,8 @@ export async function reportOf(
 	reason: string | undefined,
 ): Promise<string> {
 	const relayedByUs = file.relayed !== undefined;
-	const { source, bytes, hylafax } = file;
-	const report = buildReport({ source, bytes, email, relayedByUs, reason, hylafax });
+	const { source, bytes, hylafax, refused } = file;
+	const report = buildReport({ source, bytes, email, relayedByUs, reason, hylafax, refused });
 	if (report.email !== null && email !== null)
 		report.email = await checkedEmailReport(report.email, email, bytes, file.relayed?.checks ?? null);
 	return JSON.stringify(report);
@@ -196,9 +216,7 @@ export async function receiveFax(
 	const earlier = receiptKey === undefined ? null : await store.receiptSlug(receiptKey);
 	if (receiptKey !== undefined && earlier !== null)
 		return { repeatOf: (await store.confirmedReceiptSlug(receiptKey)) ?? earlier };
-	const result = file.hylafax?.callOnly
-		? ({ ok: false, reason: NO_PAGE_REASON } as const)
-		: await documentOf(file, email);
+	const result = await resultOf(file, email);
 	const receivedAt = receivedTime(file, email, now);
 	const slug = await uniqueSlug(store);
 	const given = file.sender !== undefined ? file.sender : (email?.sender ?? null);
@@ -212,8 +230,12 @@ export async function receiveFax(
 	const report = await reportOf(file, email, result.ok ? undefined : result.reason);
 	if (!result.ok) {
 		const fax = { ...base, page_count: null, file_size: null };
-		const original = { bytes: file.bytes, filename: file.filename, relayed: file.relayed !== undefined };
-		const listed = await insertOnce(store, fax, receiptKey, { report, original, ...endsCall(file) });
+		// A refused message left nothing to process again.
+		const original =
+			file.refused === undefined
+				? { original: { bytes: file.bytes, filename: file.filename, relayed: file.relayed !== undefined } }
+				: {};
+		const listed = await insertOnce(store, fax, receiptKey, { report, ...original, ...endsCall(file) });
 		return listed === slug ? { fax, reason: result.reason } : { repeatOf: listed };
 	}
 	const files = { pdf: result.pdf, thumbnail: result.thumbnail };

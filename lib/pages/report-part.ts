@@ -4,6 +4,7 @@ import type {
 	EmailModel,
 	EmailReport,
 	FaxReport,
+	MailRefusalReport,
 	SessionReport,
 	TiffPage,
 } from "../report/index.ts";
@@ -131,6 +132,20 @@ function emailRows(email: EmailReport, model: EmailModel): Row[] {
 	return [...rows, ...emailModelRows(email, model)];
 }
 
+const REFUSAL_KINDS: Record<MailRefusalReport["kind"], string> = {
+	"too-large": "An email our mail server refused as too large",
+	lost: "An email whose connection ended before the message was complete",
+	timeout: "An email the device stopped sending before it was complete",
+};
+
+/** A message that never arrived whole: what our mail server's log told of it. */
+function refusedRows(refused: MailRefusalReport): Row[] {
+	const rows: Row[] = [["Kind of test", REFUSAL_KINDS[refused.kind]]];
+	if (refused.bytes !== null) rows.push(["Received before it ended", sizeText(refused.bytes)]);
+	rows.push(["Largest message our mail server takes", sizeText(refused.limitBytes)]);
+	return rows;
+}
+
 /** The phone test's station ID as the received file holds it, masked as every sender. */
 function stationRow(report: FaxReport, maskedFrom: string | null): Row[] {
 	if (report.session === null) return [];
@@ -145,6 +160,7 @@ function stationRow(report: FaxReport, maskedFrom: string | null): Row[] {
 export function reportPart(report: FaxReport, maskedFrom: string | null, email: EmailModel | null): string {
 	const rows = [
 		...(report.email === null || email === null ? [] : emailRows(report.email, email)),
+		...(report.refused === undefined ? [] : refusedRows(report.refused)),
 		...(report.session === null ? [] : sessionRows(report.session)),
 		...documentRows(report.document, report.session),
 		...stationRow(report, maskedFrom),

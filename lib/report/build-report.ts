@@ -5,7 +5,7 @@ import { emailReport } from "./email-report.ts";
 import { hylafaxSession } from "./hylafax-session.ts";
 import { callReportOf } from "./live-progress.ts";
 import { problemWords } from "./problem-words.ts";
-import type { CallReport, DocumentReport, FaxReport, SessionReport } from "./report.ts";
+import type { CallReport, DocumentReport, FaxReport, MailRefusalReport, SessionReport } from "./report.ts";
 import { parseSessionLog } from "./t30-session.ts";
 
 /** What HylaFAX handed over of the call beside the file (lib/ingest/recvq.ts). */
@@ -33,6 +33,8 @@ export interface ReportInput {
 	/** Why it could not be processed; absent when it was. */
 	reason?: string;
 	hylafax?: HylafaxCall;
+	/** The message never arrived whole: the mail server's log says how it ended. */
+	refused?: MailRefusalReport;
 }
 
 function callOf(hylafax: HylafaxCall | undefined): CallReport | undefined {
@@ -70,7 +72,9 @@ export function buildReport(input: ReportInput): FaxReport {
 		session,
 		email: input.email === null ? null : emailReport(input.email, format, input.relayedByUs),
 		...(call === undefined ? {} : { call }),
+		...(input.refused === undefined ? {} : { refused: input.refused }),
 	};
-	if (input.reason === undefined || call?.noPage) return report;
+	// The call's or the refusal's own words tell why; the document's would say "empty".
+	if (input.reason === undefined || call?.noPage || input.refused !== undefined) return report;
 	return { ...report, problem: problemWords(input.reason) };
 }

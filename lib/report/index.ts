@@ -37,6 +37,7 @@ export type {
 	DocumentReport,
 	EmailReport,
 	FaxReport,
+	MailRefusalReport,
 	SessionReport,
 	TiffPage,
 } from "./report.ts";

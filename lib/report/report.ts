@@ -78,6 +78,19 @@ export type CallReport = Omit<
 		noPage: boolean;
 	};
 
+/**
+ * A message to a test address that our mail server did not take whole, as its
+ * log told it (lib/ingest/postfix-log.ts): nothing of the message was kept.
+ */
+export type MailRefusalReport = {
+	/** Refused as larger than the server takes; the connection lost; the device silent past the server's timeout. */
+	kind: "too-large" | "lost" | "timeout";
+	/** Bytes of the message received before it ended; null when the log does not say. */
+	bytes: number | null;
+	/** The largest message the server takes, in bytes. */
+	limitBytes: number;
+};
+
 export type FaxReport = {
 	document: DocumentReport | null;
 	session: SessionReport | null;
@@ -86,4 +99,6 @@ export type FaxReport = {
 	call?: CallReport;
 	/** Why it could not be processed, in a tester's words; absent when it was. */
 	problem?: string;
+	/** The message never arrived whole (an email test only); absent when it did. */
+	refused?: MailRefusalReport;
 };

@@ -7,7 +7,7 @@
 import { adviceFor } from "./advice.ts";
 import { type CallModel, callModel, type PageModel } from "./call-model.ts";
 import { type EmailModel, emailModel } from "./email-model.ts";
-import type { FaxReport } from "./report.ts";
+import type { FaxReport, MailRefusalReport } from "./report.ts";
 
 const numbers = new Intl.NumberFormat("en");
 const numberText = (value: number) => numbers.format(value);
@@ -64,12 +64,53 @@ function partialWords(page: PageModel): string {
 	return ` Page ${page.page} is partial: ${numberText(page.lines)} lines came, of about ${numberText(page.of.lines)} in ${page.of.basis}, so the PDF shows only the top ${share} % of it.`;
 }
 
+/** How a message that never arrived whole ended, in a tester's words. */
+function refusalWords(refused: MailRefusalReport): string {
+	const limit = `${numberText(refused.limitBytes / 1024 / 1024)} MiB`;
+	if (refused.kind === "too-large")
+		return `our mail server refused it as larger than ${limit}, the most it takes, so nothing of it was kept.`;
+	const after = refused.bytes === null ? "" : ` after ${numberText(refused.bytes)} bytes of it`;
+	return refused.kind === "lost"
+		? `the connection ended${after}, before the message was complete, so nothing of it was kept.`
+		: `your device stopped sending${after} and our mail server gave up waiting, so nothing of it was kept.`;
+}
+
+const REFUSAL_ADVICE: Record<MailRefusalReport["kind"], string[]> = {
+	"too-large": [
+		"Scan at 200 or 300 dpi rather than 600, in black and white or greyscale rather than colour, or send fewer pages in one email.",
+		"If the device can split a large scan into several emails, set its largest email size below your mail provider's limit (often 10 or 25 MB).",
+	],
+	lost: [
+		"Check the device's network and any firewall or proxy between it and the Internet: something ended the connection during the message.",
+		"If it happens only with large scans, lower the resolution or send fewer pages: a slow link may be cut before a large message is through.",
+	],
+	timeout: [
+		"Check the device's network: its data stopped coming for minutes during the message.",
+		"If the device scans while it sends, let it finish the scan first (scan to memory), or send fewer pages.",
+	],
+};
+
+const REFUSAL_ROWS: Record<MailRefusalReport["kind"], string> = {
+	"too-large": "refused: message too large",
+	lost: "connection lost while sending",
+	timeout: "device stopped sending",
+};
+
 function worstBadLines(call: CallModel): PageModel {
 	return call.pages.reduce((a, b) => (a.badLines >= b.badLines ? a : b));
 }
 
 /** The rules, most serious first. */
 export const VERDICTS: Rule[] = [
+	{
+		rule: "email-not-taken",
+		status: "failed",
+		when: ({ report }) => report.refused !== undefined,
+		title: ({ report }) =>
+			`Your device began sending the test to our mail server, but ${refusalWords(report.refused as MailRefusalReport)}`,
+		advice: ({ report }) => REFUSAL_ADVICE[(report.refused as MailRefusalReport).kind],
+		row: ({ report }) => REFUSAL_ROWS[(report.refused as MailRefusalReport).kind],
+	},
 	{
 		rule: "no-fax-machine",
 		status: "failed",

@@ -44,11 +44,18 @@ test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
 	}[];
 	expect(list.map((fax) => fax.slug)).toEqual([
 		"fax_DemoPhone01",
+		"fax_DemoScanOk01",
 		"fax_DemoStation1",
+		"fax_DemoScanRej1",
+		"fax_DemoScanSpm1",
 		"fax_DemoEmail001",
+		"fax_DemoScanClk1",
 		"fax_DemoUnknown1",
+		"fax_DemoTiffNoF1",
 		"fax_DemoStation2",
 		"fax_DemoBroken01",
+		"fax_DemoTiffOnly",
+		"fax_DemoTooBig01",
 		"fax_DemoBerlin01",
 	]);
 	const demo = (await (await fetch(`${first.url}/api/faxes/fax_DemoStation1`)).json()) as {
@@ -68,11 +75,11 @@ test("SEED_DEMO loads the demo faxes into an empty database once", async () => {
 	first.child.kill("SIGTERM");
 	const [code, firstLog] = await Promise.all([first.child.exited, new Response(first.child.stdout).text()]);
 	expect(code).toBe(0);
-	expect(logLines(firstLog)).toContainEqual(["loaded the demo faxes into the empty database", 9]);
+	expect(logLines(firstLog)).toContainEqual(["loaded the demo faxes into the empty database", 16]);
 
 	const second = await startServerProcess(env, { stdout: "pipe" });
 	const again = (await (await fetch(`${second.url}/api/faxes?limit=100`)).json()) as unknown[];
-	expect(again.length).toBe(7);
+	expect(again.length).toBe(14);
 	second.child.kill("SIGTERM");
 	const secondLog = await new Response(second.child.stdout).text();
 	expect(secondLog).not.toContain("demo faxes");
@@ -95,7 +102,7 @@ test("NODE_ENV=production starts empty unless SEED_DEMO=1 asks for the demo faxe
 		DATABASE_PATH: join(dir, "asked.sqlite"),
 		SEED_DEMO: "1",
 	});
-	expect(((await (await fetch(`${asked.url}/api/faxes?limit=100`)).json()) as unknown[]).length).toBe(7);
+	expect(((await (await fetch(`${asked.url}/api/faxes?limit=100`)).json()) as unknown[]).length).toBe(14);
 	asked.child.kill("SIGTERM");
 	expect(await asked.child.exited).toBe(0);
 });

@@ -278,7 +278,7 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 			"-c",
 			script,
 		]);
-		// syslogd, cron, postfix, two iaxmodems, faxq, hfaxd, two faxgettys, call-watch and the API server.
+		// syslogd, cron, postfix, two iaxmodems, faxq, hfaxd, two faxgettys, call-watch, mail-watch and the API server.
 		expect(result.stdout.trim().split("\n")).toEqual([
 			"node v18 1",
 			"broken 1",
@@ -288,7 +288,7 @@ test("deploy/receivers/install.sh makes a fresh Debian 12 a receivers host, ever
 			"second 0",
 			...ALL_RUNNING,
 			"status 0",
-			"11",
+			"12",
 		]);
 		expect(result.stderr).toMatch(DEBIAN_NODE_REFUSED);
 		expect(result.stderr).toContain(

@@ -80,7 +80,7 @@ test("a demo instance shows the real call on /faxtest step by step at its log's 
 	const began = time.now();
 	const server = await start({ time, env: { SEED_DEMO: "1" } });
 	const faxes = await slugs(server);
-	expect(faxes).toHaveLength(7);
+	expect(faxes).toHaveLength(14);
 	const first = `900000000@${stampOf(began)}`;
 	const seen: [number, Shown[]][] = [];
 	const look = async (ms: number) => {

@@ -5,7 +5,23 @@ import { verdictOf } from "../../lib/report/index.ts";
 import { DEMO_FILE, demoReports } from "../../testkit/demo-reports.ts";
 import { startTestServer } from "../../testkit/server.ts";
 
-test("the demo faxes' reports are ingest's reports of real calls and emails, each with its verdict", async () => {
+/** Each demo fax with a report, and its verdict's rule: every one an email test can have. */
+const RULES = {
+	fax_DemoStation1: "all-good",
+	fax_DemoBerlin01: "ended-after-page",
+	fax_DemoStation2: "ended-before-first-page",
+	fax_DemoEmail001: "all-good",
+	fax_DemoBroken01: "email-no-attachment",
+	fax_DemoScanOk01: "all-good",
+	fax_DemoScanRej1: "email-refused-elsewhere",
+	fax_DemoScanSpm1: "email-spam-elsewhere",
+	fax_DemoScanClk1: "email-clock",
+	fax_DemoTiffNoF1: "tiff-not-tiff-f",
+	fax_DemoTiffOnly: "tiff-not-t37",
+	fax_DemoTooBig01: "email-not-taken",
+};
+
+test("the demo faxes' reports are ingest's reports of real calls and emails, each with its verdict: every verdict an email test can have", async () => {
 	const demo = (await Bun.file(DEMO_FILE).json()) as { slug: string; report?: unknown }[];
 	const reports = await demoReports();
 	const kept = Object.fromEntries(
@@ -14,13 +30,7 @@ test("the demo faxes' reports are ingest's reports of real calls and emails, eac
 	expect(kept).toEqual(JSON.parse(JSON.stringify(reports)));
 	expect(
 		Object.fromEntries(Object.entries(reports).map(([slug, report]) => [slug, verdictOf(report).rule])),
-	).toEqual({
-		fax_DemoStation1: "all-good",
-		fax_DemoBerlin01: "ended-after-page",
-		fax_DemoStation2: "ended-before-first-page",
-		fax_DemoEmail001: "all-good",
-		fax_DemoBroken01: "email-no-attachment",
-	});
+	).toEqual(RULES);
 });
 
 /** A call's timeline ends at the time the fax was received, as a real call's does. */
@@ -35,24 +45,12 @@ test("a first run's demo shows each of them on its fax's page: the verdict, and 
 	const server = await startTestServer({ env: { SEED_DEMO: "1" } });
 	try {
 		const rules: Record<string, string | undefined> = {};
-		for (const slug of [
-			"fax_DemoStation1",
-			"fax_DemoBerlin01",
-			"fax_DemoStation2",
-			"fax_DemoEmail001",
-			"fax_DemoBroken01",
-		]) {
+		for (const slug of Object.keys(RULES)) {
 			const html = await (await server.request(`/faxtest/${slug}`)).text();
 			rules[slug] = /data-rule="([^"]+)"/.exec(html)?.[1];
 			if (slug.includes("Station") || slug.includes("Berlin")) expectTimedAsReceived(slug, html);
 		}
-		expect(rules).toEqual({
-			fax_DemoStation1: "all-good",
-			fax_DemoBerlin01: "ended-after-page",
-			fax_DemoStation2: "ended-before-first-page",
-			fax_DemoEmail001: "all-good",
-			fax_DemoBroken01: "email-no-attachment",
-		});
+		expect(rules).toEqual(RULES);
 	} finally {
 		await server.stop();
 	}

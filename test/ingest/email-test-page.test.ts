@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type DnsServer, startDnsServer } from "../../testkit/dns-server.ts";
+import { rfc2822, scanEmailMessage } from "../../testkit/scan-email.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
 import { htmlText, pageDetails } from "../../testkit/transmission-report.ts";
 
-const SCAN = join(import.meta.dir, "../../fixtures/scans/scan-2-pages.pdf");
 // The scanner's address as our Postfix saw it; the "listed" domain's SPF record lists it.
 const CLIENT = "192.0.2.10";
 
@@ -34,40 +34,14 @@ afterAll(async () => {
 	await dns?.stop();
 });
 
-const rfc2822 = (ms: number) => new Date(ms).toUTCString().replace("GMT", "+0000");
-
 /** A message with the scan attached, as our Postfix's pipe hands it over (flags=R: Return-Path first). */
-async function message(domain: string, deviceClockMs: number, id: string): Promise<string> {
-	const scan = Buffer.from(await Bun.file(SCAN).arrayBuffer())
-		.toString("base64")
-		.replace(/.{76}/g, "$&\r\n");
-	return [
-		`Return-Path: <scanner@${domain}>`,
-		`Received: from mfp-4000.${domain} (unknown [${CLIENT}])`,
-		"\tby mail.testfax.test (Postfix) with ESMTPS id 4Fx9Q2Zk1sz9",
-		`\tfor <fax@testfax.test>; ${rfc2822(Date.now() - 1000)}`,
-		`From: Office scanner <scanner@${domain}>`,
-		"To: fax@testfax.test",
-		"Subject: Scan from MFP-4000",
-		`Date: ${rfc2822(deviceClockMs)}`,
-		`Message-ID: <${id}@${domain}>`,
-		"MIME-Version: 1.0",
-		'Content-Type: multipart/mixed; boundary="b1"',
-		"",
-		"--b1",
-		"Content-Type: text/plain",
-		"",
-		"Scanned document attached.",
-		"--b1",
-		'Content-Type: application/pdf; name="scan.pdf"',
-		"Content-Transfer-Encoding: base64",
-		'Content-Disposition: attachment; filename="scan.pdf"',
-		"",
-		scan,
-		"--b1--",
-		"",
-	].join("\r\n");
-}
+const message = (domain: string, deviceClockMs: number, id: string) =>
+	scanEmailMessage({
+		domain,
+		date: rfc2822(deviceClockMs),
+		messageId: id,
+		relayed: { client: CLIENT, at: rfc2822(Date.now() - 1000) },
+	});
 
 /** Hands the message over as Postfix's pipe does; its page, as text rows, with its verdict and the raw HTML. */
 async function handOver(text: string) {

@@ -10,6 +10,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { generateKeyPairSync } from "node:crypto";
 import {
 	copyFileSync,
 	mkdtempSync,
@@ -23,8 +24,11 @@ import {
 } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { dkimSign } from "mailauth";
 import { callKeyOf, parseSessionLog } from "../../lib/report/index.ts";
 import { checkoutWithoutSharpBinary } from "../../testkit/broken-pipeline.ts";
+import { type DnsServer, startDnsServer } from "../../testkit/dns-server.ts";
+import { rfc2822, scanEmailMessage } from "../../testkit/scan-email.ts";
 import {
 	killSenderWhen,
 	newLog,
@@ -39,6 +43,7 @@ import {
 	ALL_RUNNING,
 	APP,
 	asUser,
+	breakOffMail,
 	INSTALL,
 	installedFrom,
 	installReceivers,
@@ -72,7 +77,7 @@ import {
 	type Sample,
 	watchFaxtest,
 } from "../../testkit/receivers-live-calls.ts";
-import { expectPageShowsFaxinfo, pageDetails } from "../../testkit/transmission-report.ts";
+import { expectPageShowsFaxinfo, htmlText, pageDetails } from "../../testkit/transmission-report.ts";
 
 setDefaultTimeout(180_000);
 
@@ -351,7 +356,7 @@ describe("Postfix", () => {
 		expect(await bySender("first@scan.test.example")).toEqual(faxes);
 	});
 
-	test("a message carrying a 40 MiB attachment is taken and listed with its sender; one past Postfix's 60 MiB is refused at once", async () => {
+	test("a message carrying a 40 MiB attachment is taken and listed with its sender; one past Postfix's 60 MiB is refused at once, and mail-watch lists it with its reason", async () => {
 		await sendMail(emailWithAttachment("large@scan.test.example", 40 * 1024 * 1024));
 		const faxes = await until(async () => {
 			const found = await bySender("large@scan.test.example");
@@ -359,11 +364,48 @@ describe("Postfix", () => {
 		}, 30_000);
 		expect(faxes.map((fax) => [fax.from, fax.page_count])).toEqual([["l***@s***.example", null]]);
 		const refused = Bun.spawnSync(
-			["swaks", "--server", "127.0.0.1:25", "--suppress-data", "--to", "fax@test.example", "--data", "-"],
+			[
+				...["swaks", "--server", "127.0.0.1:25", "--suppress-data"],
+				...["--from", "larger@scan.test.example", "--to", "fax@test.example", "--data", "-"],
+			],
 			{ stdin: new Blob([emailWithAttachment("larger@scan.test.example", 46 * 1024 * 1024)]) },
 		);
 		expect(refused.exitCode).not.toBe(0);
 		expect(refused.stdout.toString()).toMatch(/^<\*\* +552 5\.3\.4 Error: message file too big$/m);
+		const [listed] = await until(async () => {
+			const found = await bySender("larger@scan.test.example");
+			return found.length > 0 ? found : undefined;
+		}, 10_000);
+		expect([listed?.source, listed?.from, listed?.page_count]).toEqual(["email", "l***@s***.example", null]);
+		const page = await pageOf(listed?.slug ?? "");
+		expect(page.rule).toBe("email-not-taken");
+		expect(page.html).toContain("but our mail server refused it as larger than 60 MiB, the most it takes");
+		expect(pageDetails(page.html)["Kind of test"]).toBe("An email our mail server refused as too large");
+		expect(await syslogLine(`(too-large, from l***@s***.example): listed as ${listed?.slug}`)).toBeDefined();
+	});
+
+	test("a message to the test address broken off during DATA is listed by mail-watch with the bytes that came; one to another address is not", async () => {
+		const lostLines = () => mailLines(/ lost connection after DATA \(\d+ bytes\)/);
+		const before = lostLines().length;
+		await breakOffMail("cut@scan.test.example", "fax@test.example", 20_000);
+		await breakOffMail("other@scan.test.example", "someone@elsewhere.test", 20_000);
+		const [listed] = await until(async () => {
+			const found = await bySender("cut@scan.test.example");
+			return found.length > 0 ? found : undefined;
+		}, 10_000);
+		const page = await pageOf(listed?.slug ?? "");
+		expect(page.rule).toBe("email-not-taken");
+		// Postfix counts the bytes of DATA it read: the Subject line, the blank line and the body.
+		const lost = await until(
+			() => (lostLines().length === before + 2 ? lostLines().slice(before) : undefined),
+			5000,
+		);
+		const counted = lost.map((line) => Number(/\((\d+) bytes\)/.exec(line)?.[1]));
+		expect(counted[0]).toBeGreaterThan(20_000);
+		expect(page.html).toContain(
+			`but the connection ended after ${counted[0]?.toLocaleString("en")} bytes of it, before the message was complete`,
+		);
+		expect(await bySender("other@scan.test.example")).toEqual([]);
 	});
 
 	for (const failure of failures) {
@@ -398,6 +440,111 @@ describe("Postfix", () => {
 			expect(faxes[0]?.received_at ?? "").toBeOneOf(secondsBetween(sentAtMs, queuedAtMs));
 		});
 	}
+});
+
+describe("a scan-to-email test read as a mail engineer reads it (real Postfix, swaks with STARTTLS, a DNS server on loopback)", () => {
+	const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
+	const publicKey = keys.publicKey.export({ type: "spki", format: "der" }).toString("base64");
+	let dns: DnsServer;
+	beforeAll(async () => {
+		// swaks connects from 127.0.0.1: the address our Postfix sees, which SPF checks.
+		dns = await startDnsServer({
+			zone: "test",
+			txt: [
+				["listed.scan.test", "v=spf1 ip4:127.0.0.1 -all"],
+				["_dmarc.listed.scan.test", "v=DMARC1; p=reject"],
+				["unlisted.scan.test", "v=spf1 ip4:203.0.113.1 -all"],
+				["_dmarc.unlisted.scan.test", "v=DMARC1; p=reject"],
+				["signed.scan.test", "v=spf1 ip4:203.0.113.1 -all"],
+				["_dmarc.signed.scan.test", "v=DMARC1; p=quarantine"],
+				["mfp._domainkey.signed.scan.test", `v=DKIM1; k=rsa; p=${publicKey}`],
+			],
+		});
+		useSettings({ DNS_SERVERS: dns.address });
+	});
+	afterAll(async () => {
+		useSettings();
+		await dns?.stop();
+	});
+
+	/** The real 2-page scan (A4 300 dpi grey JPEG, Letter 200 dpi G4) from scanner@`domain`, its Date by the device's clock. */
+	async function scanMessage(domain: string, deviceClockMs: number): Promise<string> {
+		const text = await scanEmailMessage({ domain, date: rfc2822(deviceClockMs), messageId: crypto.randomUUID() });
+		if (domain !== "signed.scan.test") return text;
+		const key = {
+			signingDomain: domain,
+			selector: "mfp",
+			privateKey: keys.privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+		};
+		// mailauth's types want the key at the top level; its signer reads signatureData only.
+		const { signatures, errors } = await dkimSign(text, { ...key, signatureData: [key] });
+		expect(errors).toEqual([]);
+		return signatures + text;
+	}
+
+	/** Sends it through Postfix as the device would; its page once listed: rows, verdict rule and words, raw HTML. */
+	async function sent(domain: string, deviceClockMs = Date.now()) {
+		const sender = `scanner@${domain}`;
+		const before = (await bySender(sender)).length;
+		const { transcript } = await sendMail(await scanMessage(domain, deviceClockMs), { from: sender });
+		expect(transcript).toContain("=== TLS started");
+		const faxes = await until(async () => {
+			const found = await bySender(sender);
+			return found.length > before ? found : undefined;
+		}, 30_000);
+		const html = await (await fetch(`${api}/faxtest/${faxes[0]?.slug}`)).text();
+		const verdict = /<section id="verdict"[^>]*data-rule="([^"]+)"[^>]*>([\s\S]*?)<\/section>/.exec(html);
+		return { html, rows: pageDetails(html), rule: verdict?.[1], verdict: htmlText(verdict?.[2] ?? "") };
+	}
+
+	const SCAN_PAGES = {
+		"Page 1 of the scan": "A4 (210 × 297 mm), 300 dpi, greyscale, JPEG, 52 kB",
+		"Page 2 of the scan": "US Letter (216 × 279 mm), 200 dpi, black and white, CCITT G4, 873 bytes",
+	};
+
+	test("SPF pass under DMARC p=reject: each page as scanned, delivered to the inbox", async () => {
+		const { rows, rule, html } = await sent("listed.scan.test");
+		expect(rule).toBe("all-good");
+		expect(rows).toMatchObject(SCAN_PAGES);
+		expect(rows["Real recipients"]).toBe("Gmail or Microsoft 365 would likely deliver it to the inbox.");
+		expect(rows.SPF).toBe("pass: your domain's SPF record lists the address your device sent from");
+		expect(rows.DMARC).toBe("pass (your domain's policy is reject)");
+		expect(rows["The device's clock"]).toBe("Right: within two minutes of our mail server's.");
+		for (const secret of ["listed.scan.test", "scanner@", "127.0.0.1"]) expect(html).not.toContain(secret);
+	});
+
+	test("SPF fail under DMARC p=reject, unsigned: real recipients would refuse it, and why", async () => {
+		const { rows, rule, verdict, html } = await sent("unlisted.scan.test");
+		expect(rule).toBe("email-refused-elsewhere");
+		expect(verdict).toContain(
+			"The test arrived here, but Gmail or Microsoft 365 would likely refuse it: your domain's DMARC policy is reject, " +
+				"the address your device sent from is not in your domain's SPF record, and it is not signed for your domain (DKIM).",
+		);
+		expect(rows).toMatchObject(SCAN_PAGES);
+		expect(rows.SPF).toBe("fail: your domain's SPF record does not list the address your device sent from");
+		expect(rows.DKIM).toBe("none: the message is not signed");
+		for (const secret of ["unlisted.scan.test", "127.0.0.1"]) expect(html).not.toContain(secret);
+	});
+
+	test("DKIM-signed for the sender's domain under DMARC p=quarantine: the signature carries it past SPF's fail", async () => {
+		const { rows, rule, html } = await sent("signed.scan.test");
+		expect(rule).toBe("all-good");
+		expect(rows).toMatchObject(SCAN_PAGES);
+		expect(rows.SPF).toBe("fail: your domain's SPF record does not list the address your device sent from");
+		expect(rows.DKIM).toStartWith("pass");
+		expect(rows.DMARC).toBe("pass (your domain's policy is quarantine)");
+		expect(rows["Real recipients"]).toBe("Gmail or Microsoft 365 would likely deliver it to the inbox.");
+		expect(html).not.toContain("signed.scan.test");
+	});
+
+	test("a device clock 3 hours behind is called a time-zone mistake", async () => {
+		const { rows, rule, verdict } = await sent("listed.scan.test", Date.now() - 3 * 3600_000);
+		expect(rule).toBe("email-clock");
+		const words =
+			"The device's clock is 3 hours behind ours: a time zone set wrongly (a local time sent as UTC, or the wrong zone).";
+		expect(rows["The device's clock"]).toBe(words);
+		expect(verdict).toContain(`The test arrived complete, but its time is wrong. ${words}`);
+	});
 });
 
 /** The first fax by phone's received file, moved to recvq/listed once listed (issue 34's report reads it). */
@@ -993,6 +1140,27 @@ describe("least privilege, checked as each user", () => {
 		const rules = sh(["sudo", "-n", "-l", "-U", "uucp"]).split("may run the following commands")[1] ?? "";
 		expect(rules.trim().split("\n").slice(1)).toEqual([`    (testfax) NOPASSWD: ${handOver}`]);
 		expect(sh(["postconf", "-M", "testfax/unix"])).toMatch(/ user=testfax argv=/);
+	});
+
+	test("mail-watch reads Postfix's log as testfax-maillog and hands smtpd's lines to fax watch-mail as testfax, its one sudo command; testfax cannot read the log", () => {
+		const usersOf = (pattern: string) =>
+			sh(["pgrep", "-f", pattern])
+				.trim()
+				.split("\n")
+				.map((pid) => sh(["ps", "-o", "user=", "-p", pid]).trim());
+		expect(usersOf(`^tail -F -n 0 ${host.mailLog}$`)).toEqual(["testfax-maillog"]);
+		expect(usersOf(" bin/fax\\.ts watch-mail$")).toEqual(["testfax"]);
+		expect(userCan("testfax", "-r", host.mailLog)).toBe(false);
+		expect(userCan("testfax-maillog", "-r", host.mailLog)).toBe(true);
+		expect(userCan("testfax-maillog", "-w", host.mailLog)).toBe(false);
+		expect(userCan("testfax-maillog", "-r", SETTINGS)).toBe(false);
+		expect(userCan("testfax-maillog", "-w", databasePath())).toBe(false);
+		const rules =
+			sh(["sudo", "-n", "-l", "-U", "testfax-maillog"]).split("may run the following commands")[1] ?? "";
+		expect(rules.trim().split("\n").slice(1)).toEqual([
+			`    (testfax) NOPASSWD: ${APP}/deploy/receivers/postfix/watch-mail`,
+		]);
+		expect(sh(["id", "-Gn", "testfax-maillog"]).trim().split(" ").sort()).toEqual(["adm", "testfax-maillog"]);
 	});
 
 	test("every file the service wrote is testfax's, its group's to read and write, and nobody else's", () => {

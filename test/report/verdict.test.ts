@@ -243,6 +243,37 @@ describe("the verdict of a real email", () => {
 		);
 	});
 
+	test("email-not-taken: a message refused as too large, or broken off, each kind in its own words and advice", () => {
+		const refused = (kind: "too-large" | "lost" | "timeout", bytesCame: number | null) =>
+			buildReport({
+				source: "email",
+				bytes: new Uint8Array(),
+				email: null,
+				relayedByUs: false,
+				reason: "the mail server refused the message",
+				refused: { kind, bytes: bytesCame, limitBytes: 62_914_560 },
+			});
+		const tooLarge = expectRule(refused("too-large", null), "email-not-taken");
+		expect([tooLarge.status, tooLarge.row, tooLarge.title]).toEqual([
+			"failed",
+			"refused: message too large",
+			"Your device began sending the test to our mail server, but our mail server refused it as larger than 60 MiB, the most it takes, so nothing of it was kept.",
+		]);
+		expect(tooLarge.advice[0]).toStartWith("Scan at 200 or 300 dpi rather than 600");
+		const lost = verdictOf(refused("lost", 1_234_567));
+		expect([lost.row, lost.title]).toEqual([
+			"connection lost while sending",
+			"Your device began sending the test to our mail server, but the connection ended after 1,234,567 bytes of it, before the message was complete, so nothing of it was kept.",
+		]);
+		const silent = verdictOf(refused("timeout", null));
+		expect([silent.row, silent.title]).toEqual([
+			"device stopped sending",
+			"Your device began sending the test to our mail server, but your device stopped sending and our mail server gave up waiting, so nothing of it was kept.",
+		]);
+		// The refusal's own words, not the document's "could not be read".
+		expect(refused("lost", 1).problem).toBeUndefined();
+	});
+
 	test("tiff-not-t37: a TIFF sent as plain image/tiff", async () => {
 		const report = await emailReport("t37-tiff-f.eml", (message) =>
 			message.replace(/;\s*application=faxbw/i, ""),
