@@ -276,7 +276,10 @@ async function untilStreaming(site: Site, nodes: ClusterNode[]): Promise<void> {
 function patroniTail(node: ClusterNode): string {
 	const log = readFileSync(join(node.dir, "patroni.log"), "utf8").trim().split("\n");
 	const said = log.filter((line) => !/INFO: no action\. I am/.test(line));
-	return `${node.name}'s Patroni log ends: ${said.slice(-30).join(" | ")}`;
+	const etcd = readFileSync(join(node.dir, "etcd.log"), "utf8")
+		.split("\n")
+		.filter((line) => /elected leader|became (leader|follower|candidate)|lost leader|term/.test(line));
+	return `${node.name}'s Patroni log ends: ${said.slice(-30).join(" | ")}; its etcd's elections: ${etcd.slice(-12).join(" | ")}`;
 }
 
 async function rejoined(site: Site, node: ClusterNode, lastSlug: string): Promise<Rejoined> {

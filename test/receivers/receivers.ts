@@ -401,7 +401,9 @@ describe("Postfix", () => {
 			5000,
 		);
 		const counted = lost.map((line) => Number(/\((\d+) bytes\)/.exec(line)?.[1]));
-		expect(counted[0]).toBeGreaterThan(20_000);
+		// What Postfix had read when the connection went: some of the 20,000 bytes, never more than was sent.
+		expect(counted[0]).toBeGreaterThan(0);
+		expect(counted[0]).toBeLessThanOrEqual(20_000 + "Subject: cut short\r\n\r\n".length);
 		expect(page.html).toContain(
 			`but the connection ended after ${counted[0]?.toLocaleString("en")} bytes of it, before the message was complete`,
 		);
@@ -510,7 +512,9 @@ describe("a scan-to-email test read as a mail engineer reads it (real Postfix, s
 		expect(rows.SPF).toBe("pass: your domain's SPF record lists the address your device sent from");
 		expect(rows.DMARC).toBe("pass (your domain's policy is reject)");
 		expect(rows["The device's clock"]).toBe("Right: within two minutes of our mail server's.");
-		for (const secret of ["listed.scan.test", "scanner@", "127.0.0.1"]) expect(html).not.toContain(secret);
+		for (const secret of ["listed.scan.test", "scanner@"]) expect(html).not.toContain(secret);
+		// The client's address (the page's own links name this loopback server, so the rows are asked).
+		expect(Object.values(rows).join("\n")).not.toContain("127.0.0.1");
 	});
 
 	test("SPF fail under DMARC p=reject, unsigned: real recipients would refuse it, and why", async () => {
@@ -523,7 +527,8 @@ describe("a scan-to-email test read as a mail engineer reads it (real Postfix, s
 		expect(rows).toMatchObject(SCAN_PAGES);
 		expect(rows.SPF).toBe("fail: your domain's SPF record does not list the address your device sent from");
 		expect(rows.DKIM).toBe("none: the message is not signed");
-		for (const secret of ["unlisted.scan.test", "127.0.0.1"]) expect(html).not.toContain(secret);
+		expect(html).not.toContain("unlisted.scan.test");
+		expect(Object.values(rows).join("\n")).not.toContain("127.0.0.1");
 	});
 
 	test("DKIM-signed for the sender's domain under DMARC p=quarantine: the signature carries it past SPF's fail", async () => {
@@ -531,7 +536,7 @@ describe("a scan-to-email test read as a mail engineer reads it (real Postfix, s
 		expect(rule).toBe("all-good");
 		expect(rows).toMatchObject(SCAN_PAGES);
 		expect(rows.SPF).toBe("fail: your domain's SPF record does not list the address your device sent from");
-		expect(rows.DKIM).toStartWith("pass");
+		expect(rows.DKIM).toBe("signed for your domain, and the signature verifies");
 		expect(rows.DMARC).toBe("pass (your domain's policy is quarantine)");
 		expect(rows["Real recipients"]).toBe("Gmail or Microsoft 365 would likely deliver it to the inbox.");
 		expect(html).not.toContain("signed.scan.test");
