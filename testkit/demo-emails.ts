@@ -6,8 +6,7 @@
  * one message for each verdict an email test can have.
  */
 import { parseFaxEmail } from "../lib/document/index.ts";
-import { MAX_EMAIL_BYTES, refusalFile } from "../lib/ingest/index.ts";
-import { refusalReason, reportOf } from "../lib/ingest/receive-fax.ts";
+import { MAX_EMAIL_BYTES, refusalFile, refusalReason, reportOf } from "../lib/ingest/index.ts";
 import { buildReport, checkedEmailReport, type FaxReport } from "../lib/report/index.ts";
 import { startDnsServer } from "./dns-server.ts";
 import { SCAN_ATTACHMENT, scanEmailMessage } from "./scan-email.ts";
@@ -23,11 +22,7 @@ interface DemoEmail {
 	attachment: { path: string; contentType: string; filename: string };
 }
 
-const SCAN = {
-	path: "fixtures/scans/scan-2-pages.pdf",
-	contentType: "application/pdf",
-	filename: "scan.pdf",
-};
+const SCAN = SCAN_ATTACHMENT;
 
 const ZONE: [string, string][] = [
 	["northwind.test", `v=spf1 ip4:${CLIENT} -all`],

@@ -6,7 +6,6 @@
 // names the sender's domain or address, nor the client's address.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
 import { type DnsServer, startDnsServer } from "../../testkit/dns-server.ts";
 import { rfc2822, scanEmailMessage } from "../../testkit/scan-email.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";

@@ -28,7 +28,6 @@ import { dkimSign } from "mailauth";
 import { callKeyOf, parseSessionLog } from "../../lib/report/index.ts";
 import { checkoutWithoutSharpBinary } from "../../testkit/broken-pipeline.ts";
 import { type DnsServer, startDnsServer } from "../../testkit/dns-server.ts";
-import { rfc2822, scanEmailMessage } from "../../testkit/scan-email.ts";
 import {
 	killSenderWhen,
 	newLog,
@@ -77,6 +76,7 @@ import {
 	type Sample,
 	watchFaxtest,
 } from "../../testkit/receivers-live-calls.ts";
+import { rfc2822, scanEmailMessage } from "../../testkit/scan-email.ts";
 import { expectPageShowsFaxinfo, htmlText, pageDetails } from "../../testkit/transmission-report.ts";
 
 setDefaultTimeout(180_000);
@@ -471,7 +471,11 @@ describe("a scan-to-email test read as a mail engineer reads it (real Postfix, s
 
 	/** The real 2-page scan (A4 300 dpi grey JPEG, Letter 200 dpi G4) from scanner@`domain`, its Date by the device's clock. */
 	async function scanMessage(domain: string, deviceClockMs: number): Promise<string> {
-		const text = await scanEmailMessage({ domain, date: rfc2822(deviceClockMs), messageId: crypto.randomUUID() });
+		const text = await scanEmailMessage({
+			domain,
+			date: rfc2822(deviceClockMs),
+			messageId: crypto.randomUUID(),
+		});
 		if (domain !== "signed.scan.test") return text;
 		const key = {
 			signingDomain: domain,
