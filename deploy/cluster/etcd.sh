@@ -26,9 +26,10 @@ for name in CLIENT_URL PEER_URL; do
 done
 # --pre-vote (etcd 3.5's default, off in 3.4): a member back from a network cut
 # asks before it campaigns, so the higher term it counted up alone does not
-# depose the leader; without it, the election that followed a healed cut kept
-# etcd from Patroni past retry_timeout, Patroni demoted the new primary, and
-# the old one, not yet rewound, was promoted again (docs/decisions.md).
+# depose etcd's leader and hold etcd from Patroni while it elects again.
+# Without it, 2 of 4 runs of the test's 25 s cut ended with the old primary
+# leading on a new timeline and neither standby following
+# (docs/operations/cluster.md).
 exec etcd --name "$MEMBER_NAME" --data-dir "$MEMBER_DATA_DIR" --pre-vote \
 	--listen-client-urls "$CLIENT_URL" --advertise-client-urls "$CLIENT_URL" \
 	--listen-peer-urls "$PEER_URL" --initial-advertise-peer-urls "$PEER_URL" \
