@@ -75,8 +75,9 @@ than it takes, or whose transfer broke off (the connection lost, the client
 silent past smtpd's timeout), as a not-processable email test: its envelope
 sender masked, now as received_at, named by Postfix's queue id. The receivers'
 install makes smtpd log each test address it accepts ("testfax test
-address"): only those messages are listed. A client address lists at most 5
-in an hour; the rest are only reported here.
+address"): only those messages are listed. A client address lists at most
+${REFUSALS_PER_CLIENT} in an hour; the rest are only reported here. A database or disk that
+fails is tried again every ${RETRY_MS / 1000} s, ${RETRIES} times, while the lines after it are read.
 
 Prints one line per message. Runs until standard input ends. Exit codes: 0
 done, 1 the settings cannot be read, 2 bad arguments.`,
