@@ -33,6 +33,11 @@ export interface DnsZone {
 
 const START_TIMEOUT_MS = 5000;
 
+/** The name of the user (`-un`) or group (`-gn`) the tests run as: dnsmasq takes names. */
+function idOf(flag: "-un" | "-gn"): string {
+	return Bun.spawnSync(["id", flag]).stdout.toString().trim();
+}
+
 /**
  * A TXT record as dnsmasq's command line takes it. dnsmasq itself cuts a text
  * over 255 characters into strings of 255 (a 2048-bit DKIM key is two), and
@@ -89,6 +94,11 @@ export async function startDnsServer(zone: DnsZone): Promise<DnsServer> {
 			...dieWithParent,
 			dnsmasqBinary(),
 			"--keep-in-foreground",
+			// As the user the tests run as: dnsmasq otherwise changes to "nobody", and the kernel
+			// clears the parent-death signal of a process whose user changes, so a test process
+			// that died left its dnsmasq running.
+			`--user=${idOf("-un")}`,
+			`--group=${idOf("-gn")}`,
 			// No /etc/dnsmasq.conf, no pid file in /run: a throwaway server beside any other.
 			"--conf-file=/dev/null",
 			"--pid-file=",
