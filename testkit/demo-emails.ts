@@ -6,8 +6,13 @@
  * one message for each verdict an email test can have.
  */
 import { parseFaxEmail } from "../lib/document/index.ts";
-import { MAX_EMAIL_BYTES, refusalFile, refusalReason, reportOf } from "../lib/ingest/index.ts";
-import { buildReport, checkedEmailReport, type FaxReport } from "../lib/report/index.ts";
+import { refusalFile, refusalReason, reportOf } from "../lib/ingest/index.ts";
+import {
+	buildReport,
+	checkedEmailReport,
+	type FaxReport,
+	type MailRefusalReport,
+} from "../lib/report/index.ts";
 import { startDnsServer } from "./dns-server.ts";
 import { SCAN_ATTACHMENT, scanEmailMessage } from "./scan-email.ts";
 
@@ -86,8 +91,8 @@ async function refusedReport(): Promise<FaxReport> {
 		client: CLIENT,
 	} as const;
 	const file = refusalFile(refusal, 0);
-	const reason = refusalReason({ kind: "too-large", bytes: null, limitBytes: MAX_EMAIL_BYTES });
-	return JSON.parse(await reportOf(file, null, reason)) as FaxReport;
+	const refused = file.refused as MailRefusalReport;
+	return JSON.parse(await reportOf(file, null, refusalReason(refused))) as FaxReport;
 }
 
 /** The demo's email tests' reports, by slug. */

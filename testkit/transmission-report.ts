@@ -26,6 +26,13 @@ export function pageDetails(pageHtml: string): Record<string, string> {
 	return Object.fromEntries(pairs.map((pair) => [htmlText(pair[1] ?? ""), htmlText(pair[2] ?? "")]));
 }
 
+/** The verdict at the top of a fax's page: its rule, its list row's words and its text (title and advice). */
+export function pageVerdict(pageHtml: string): { rule?: string; row?: string; text: string } {
+	const section = /<section id="verdict"([^>]*)>([\s\S]*?)<\/section>/.exec(pageHtml);
+	const attribute = (name: string) => new RegExp(`${name}="([^"]+)"`).exec(section?.[1] ?? "")?.[1];
+	return { rule: attribute("data-rule"), row: attribute("data-row"), text: htmlText(section?.[2] ?? "") };
+}
+
 function run(command: string[]): string {
 	const result = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
 	if (result.exitCode !== 0)

@@ -45,6 +45,8 @@ const endingWords = (facts: Facts) => ` ${model(facts).ending.words}`;
 /** The model of an email test; the rules that read it hold only for one. */
 const email = (facts: Facts) => facts.email as EmailModel;
 const likely = (facts: Facts) => facts.email?.auth?.likely;
+/** How a message that never arrived whole ended; the rule that reads it holds only for one. */
+const refusal = (facts: Facts) => facts.report.refused as MailRefusalReport;
 /** A good email test's last words: what a real recipient would do, when it was checked. */
 const recipientWords = (facts: Facts) => (facts.email?.auth ? ` ${facts.email.auth.words}` : "");
 
@@ -106,10 +108,10 @@ export const VERDICTS: Rule[] = [
 		rule: "email-not-taken",
 		status: "failed",
 		when: ({ report }) => report.refused !== undefined,
-		title: ({ report }) =>
-			`Your device began sending the test to our mail server, but ${refusalWords(report.refused as MailRefusalReport)}`,
-		advice: ({ report }) => REFUSAL_ADVICE[(report.refused as MailRefusalReport).kind],
-		row: ({ report }) => REFUSAL_ROWS[(report.refused as MailRefusalReport).kind],
+		title: (facts) =>
+			`Your device began sending the test to our mail server, but ${refusalWords(refusal(facts))}`,
+		advice: (facts) => REFUSAL_ADVICE[refusal(facts).kind],
+		row: (facts) => REFUSAL_ROWS[refusal(facts).kind],
 	},
 	{
 		rule: "no-fax-machine",

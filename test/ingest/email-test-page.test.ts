@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type DnsServer, startDnsServer } from "../../testkit/dns-server.ts";
 import { rfc2822, scanEmailMessage } from "../../testkit/scan-email.ts";
 import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
-import { htmlText, pageDetails } from "../../testkit/transmission-report.ts";
+import { pageDetails, pageVerdict } from "../../testkit/transmission-report.ts";
 
 // The scanner's address as our Postfix saw it; the "listed" domain's SPF record lists it.
 const CLIENT = "192.0.2.10";
@@ -49,8 +49,8 @@ async function handOver(text: string) {
 	expect([result.code, result.stderr]).toEqual([0, ""]);
 	const slug = /listed as (fax_\w+)/.exec(result.stdout)?.[1] ?? "";
 	const html = await (await server.request(`/faxtest/${slug}`)).text();
-	const verdict = /<section id="verdict"[^>]*data-rule="([^"]+)"[^>]*>([\s\S]*?)<\/section>/.exec(html);
-	return { slug, html, rows: pageDetails(html), rule: verdict?.[1], verdict: htmlText(verdict?.[2] ?? "") };
+	const verdict = pageVerdict(html);
+	return { slug, html, rows: pageDetails(html), rule: verdict.rule, verdict: verdict.text };
 }
 
 test("a scan whose sending address its domain's SPF lists: each page as scanned, and delivered to the inbox", async () => {

@@ -5,12 +5,8 @@
 // sender masked, its page saying how it ended; a client lists at most 5 an
 // hour; the same lines read again list nothing new.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
-import { childEnv } from "../../testkit/child-env.ts";
-import { startTestServer, type TestServer } from "../../testkit/server.ts";
-import { pageDetails } from "../../testkit/transmission-report.ts";
-
-const ROOT = join(import.meta.dir, "../..");
+import { runFax, startTestServer, type TestServer } from "../../testkit/server.ts";
+import { pageDetails, pageVerdict } from "../../testkit/transmission-report.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -37,21 +33,7 @@ function message(pid: number, client: string, sender: string, queueId: string, e
 	];
 }
 
-async function watchMail(lines: string[]): Promise<{ code: number; out: string; err: string }> {
-	const child = Bun.spawn([process.execPath, "bin/fax.ts", "watch-mail"], {
-		cwd: ROOT,
-		env: childEnv(server.env),
-		stdin: new Blob([`${lines.join("\n")}\n`]),
-		stdout: "pipe",
-		stderr: "pipe",
-	});
-	const [out, err, code] = await Promise.all([
-		new Response(child.stdout).text(),
-		new Response(child.stderr).text(),
-		child.exited,
-	]);
-	return { code, out, err };
-}
+const watchMail = (lines: string[]) => runFax(["watch-mail"], server.env, `${lines.join("\n")}\n`);
 
 const faxes = async (query: string) =>
 	(await (await fetch(`${server.baseUrl}/api/faxes?limit=100&${query}`)).json()) as Record<string, unknown>[];
@@ -65,10 +47,10 @@ test("a message refused as too large is listed as not processable, its sender ma
 		"warning: QUEUE: queue file size limit exceeded",
 	);
 	const run = await watchMail(lines);
-	expect(run.err).toBe("");
+	expect(run.stderr).toBe("");
 	expect(run.code).toBe(0);
 	const slug = /^4jcQ1 \(too-large, from s\*\*\*@c\*\*\*\.example\): listed as (fax_\w+)\n$/.exec(
-		run.out,
+		run.stdout,
 	)?.[1];
 	expect(slug).toBeDefined();
 	const listed = await faxes("from=scanner%40company.example");
@@ -84,9 +66,8 @@ test("a message refused as too large is listed as not processable, its sender ma
 		}),
 	]);
 	const html = await (await fetch(`${server.baseUrl}/faxtest/${slug}`)).text();
-	expect(/<section id="verdict"[^>]*data-rule="([^"]+)"[^>]*data-row="([^"]+)"/.exec(html)?.slice(1)).toEqual(
-		["email-not-taken", "refused: message too large"],
-	);
+	const verdict = pageVerdict(html);
+	expect([verdict.rule, verdict.row]).toEqual(["email-not-taken", "refused: message too large"]);
 	expect(html).toContain(
 		"<p>Your device began sending the test to our mail server, but our mail server refused it as larger than 60 MiB, the most it takes, so nothing of it was kept.</p>",
 	);
@@ -101,7 +82,7 @@ test("a message refused as too large is listed as not processable, its sender ma
 	expect(list).toContain('<span class="outcome">refused: message too large</span>');
 
 	const again = await watchMail(lines);
-	expect(again.out).toBe(`4jcQ1 (too-large, from s***@c***.example): already listed as ${slug}\n`);
+	expect(again.stdout).toBe(`4jcQ1 (too-large, from s***@c***.example): already listed as ${slug}\n`);
 	expect(await faxes("from=scanner%40company.example")).toHaveLength(1);
 });
 
@@ -119,7 +100,7 @@ test("a client lists at most 5 refusals an hour; the sixth is only reported, and
 	);
 	const run = await watchMail([...flood.flat(), ...other]);
 	expect(run.code).toBe(0);
-	expect(run.err).toBe("4jcF5: not listed: its client listed 5 in the last hour already\n");
+	expect(run.stderr).toBe("4jcF5: not listed: its client listed 5 in the last hour already\n");
 	expect(await faxes("from=flood%40spam.example")).toHaveLength(5);
 	const [timeout] = await faxes("from=mfp%40office.example");
 	const html = await (await fetch(`${server.baseUrl}/faxtest/${timeout?.slug}`)).text();

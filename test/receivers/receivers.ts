@@ -77,7 +77,7 @@ import {
 	watchFaxtest,
 } from "../../testkit/receivers-live-calls.ts";
 import { rfc2822, scanEmailMessage } from "../../testkit/scan-email.ts";
-import { expectPageShowsFaxinfo, htmlText, pageDetails } from "../../testkit/transmission-report.ts";
+import { expectPageShowsFaxinfo, pageDetails, pageVerdict } from "../../testkit/transmission-report.ts";
 
 setDefaultTimeout(180_000);
 
@@ -499,8 +499,8 @@ describe("a scan-to-email test read as a mail engineer reads it (real Postfix, s
 			return found.length > before ? found : undefined;
 		}, 30_000);
 		const html = await (await fetch(`${api}/faxtest/${faxes[0]?.slug}`)).text();
-		const verdict = /<section id="verdict"[^>]*data-rule="([^"]+)"[^>]*>([\s\S]*?)<\/section>/.exec(html);
-		return { html, rows: pageDetails(html), rule: verdict?.[1], verdict: htmlText(verdict?.[2] ?? "") };
+		const { rule, text } = pageVerdict(html);
+		return { html, rows: pageDetails(html), rule, verdict: text };
 	}
 
 	const SCAN_PAGES = {
