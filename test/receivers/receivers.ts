@@ -537,10 +537,11 @@ describe("a scan-to-email test read as a mail engineer reads it (real Postfix, s
 
 	test("DKIM-signed for the sender's domain under DMARC p=quarantine: the signature carries it past SPF's fail", async () => {
 		const { rows, rule, html } = await sent("signed.scan.test");
-		expect(rule).toBe("all-good");
+		// The rule with the DKIM row, so that a run where the signature did not verify after
+		// Postfix (seen once in four runs, not explained yet) says what DKIM found.
+		expect([rule, rows.DKIM]).toEqual(["all-good", "signed for your domain, and the signature verifies"]);
 		expect(rows).toMatchObject(SCAN_PAGES);
 		expect(rows.SPF).toBe("fail: your domain's SPF record does not list the address your device sent from");
-		expect(rows.DKIM).toBe("signed for your domain, and the signature verifies");
 		expect(rows.DMARC).toBe("pass (your domain's policy is quarantine)");
 		expect(rows["Real recipients"]).toBe("Gmail or Microsoft 365 would likely deliver it to the inbox.");
 		expect(html).not.toContain("signed.scan.test");
